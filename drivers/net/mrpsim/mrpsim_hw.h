@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mrpsim programming model: registers, descriptors and events.
+ *
+ * This header is the single source of truth for the layout shared by the
+ * QEMU device (qemu-dev/) and the Linux driver (drivers/net/mrpsim/).  It
+ * holds only constants and fixed-layout structures so that it compiles in
+ * both worlds.  The semantics are described in docs/specs/mrpsim.rst; keep
+ * the two in step.
+ *
+ * All registers are 32 bits wide and little-endian.  Counters are 64 bits
+ * wide; a 32-bit read of the low half latches the high half, which is then
+ * returned by the next read of the high half (lo_hi_readq() order).
+ */
+#ifndef MRPSIM_HW_H
+#define MRPSIM_HW_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#define MRPSIM_U8 __u8
+#define MRPSIM_LE16 __le16
+#define MRPSIM_LE32 __le32
+#define MRPSIM_LE64 __le64
+#else
+#include <stdint.h>
+#define MRPSIM_U8 uint8_t
+#define MRPSIM_LE16 uint16_t
+#define MRPSIM_LE32 uint32_t
+#define MRPSIM_LE64 uint64_t
+#endif
+
+/* PCI identity: 1af4:10f0 is QEMU's range for unregistered experiments. */
+#define MRPSIM_PCI_VENDOR_ID		0x1af4
+#define MRPSIM_PCI_DEVICE_ID		0x10f0
+#define MRPSIM_PCI_REVISION		0x01
+#define MRPSIM_PCI_CLASS		0x0200	/* Ethernet controller */
+
+#define MRPSIM_BAR_REGS			0	/* registers, MRPSIM_BAR_SIZE */
+#define MRPSIM_BAR_MSIX			1	/* MSI-X table and PBA */
+#define MRPSIM_BAR_SIZE			0x8000
+
+#define MRPSIM_MAX_PORTS		8
+#define MRPSIM_MIN_PORTS		2
+#define MRPSIM_MAX_RINGS		4	/* MRP ring instances */
+#define MRPSIM_MAX_FRAME_LEN		2048	/* largest frame on a port */
+#define MRPSIM_MIN_FRAME_LEN		14	/* an Ethernet header */
+
+/* Ring sizes are powers of two in [MRPSIM_RING_MIN, MRPSIM_RING_MAX]. */
+#define MRPSIM_RING_MIN			2
+#define MRPSIM_RING_MAX			4096
+#define MRPSIM_RING_ALIGN		16	/* base address alignment */
+
+/* MSI-X vectors: 0 for events, 1 + port for that port's RX and TX. */
+#define MRPSIM_VEC_EVENT		0
+#define MRPSIM_VEC_PORT(p)		(1 + (p))
+#define MRPSIM_NUM_VECS(nports)		(1 + (nports))
+
+/* ---- Global registers ---- */
+#define MRPSIM_REG_ID			0x0000	/* RO, MRPSIM_ID */
+#define MRPSIM_ID			0x4d525053	/* "MRPS" */
+#define MRPSIM_REG_VERSION		0x0004	/* RO, major << 16 | minor */
+#define MRPSIM_VERSION_MAJOR		1
+#define MRPSIM_VERSION_MINOR		0
+#define MRPSIM_REG_CAP			0x0008	/* RO */
+#define MRPSIM_CAP_PORTS_MASK		0x000000ff	/* number of ports */
+#define MRPSIM_CAP_RINGS_SHIFT		8
+#define MRPSIM_CAP_RINGS_MASK		0x00000f00	/* MRP instances */
+#define MRPSIM_CAP_MRP			0x00010000	/* MRP engine present */
+#define MRPSIM_CAP_MRA			0x00020000	/* test monitor mode */
+#define MRPSIM_REG_CTRL			0x000c	/* RW */
+#define MRPSIM_CTRL_RESET		0x00000001	/* W: reset, self-clears */
+#define MRPSIM_REG_ERR_STATUS		0x0010	/* RW1C, MRPSIM_ERR_* bits */
+#define MRPSIM_REG_ERR_INFO		0x0014	/* RO, last error */
+#define MRPSIM_ERR_INFO_CODE_MASK	0x000000ff	/* enum mrpsim_err */
+#define MRPSIM_ERR_INFO_PORT_SHIFT	8
+#define MRPSIM_ERR_INFO_PORT_MASK	0x0000ff00	/* 0xff: none */
+#define MRPSIM_ERR_INFO_INDEX_SHIFT	16
+#define MRPSIM_ERR_INFO_INDEX_MASK	0xffff0000	/* descriptor index */
+#define MRPSIM_REG_IRQ_PENDING		0x0018	/* RO, bit per vector */
+#define MRPSIM_REG_IRQ_MASK		0x001c	/* RO, bit per vector */
+#define MRPSIM_REG_IRQ_MASK_SET		0x0020	/* WO, 1 masks */
+#define MRPSIM_REG_IRQ_MASK_CLR		0x0024	/* WO, 1 unmasks */
+#define MRPSIM_REG_CLOCK_LO		0x0028	/* RO, ns, latches HI */
+#define MRPSIM_REG_CLOCK_HI		0x002c	/* RO */
+#define MRPSIM_REG_MAC_LO		0x0030	/* RO, base MAC bytes 0-3 */
+#define MRPSIM_REG_MAC_HI		0x0034	/* RO, base MAC bytes 4-5 */
+
+/* Event queue: device writes entries, driver consumes them. */
+#define MRPSIM_REG_EVQ_BASE_LO		0x0040
+#define MRPSIM_REG_EVQ_BASE_HI		0x0044
+#define MRPSIM_REG_EVQ_SIZE		0x0048	/* entries */
+#define MRPSIM_REG_EVQ_HEAD		0x004c	/* RO, next entry written */
+#define MRPSIM_REG_EVQ_TAIL		0x0050	/* RW, next entry consumed */
+#define MRPSIM_REG_EVQ_CTRL		0x0054	/* RW, MRPSIM_Q_CTRL_* */
+#define MRPSIM_REG_EVQ_DROPS		0x0058	/* RO, events lost (full) */
+
+/* Errors, in ERR_INFO's code field; ERR_STATUS has BIT(code). */
+enum mrpsim_err {
+	MRPSIM_ERR_NONE		= 0,
+	MRPSIM_ERR_DMA		= 1,	/* descriptor or buffer DMA failed */
+	MRPSIM_ERR_RING		= 2,	/* bad ring base or size on enable */
+	MRPSIM_ERR_INDEX	= 3,	/* tail written out of range */
+	MRPSIM_ERR_LEN		= 4,	/* bad TX length or RX buffer size */
+	MRPSIM_ERR_EVQ_FULL	= 5,	/* an event was dropped */
+	MRPSIM_ERR_REG		= 6,	/* bad value written to a register */
+};
+
+#define MRPSIM_ERR_BIT(code)		(1u << (code))
+
+/* ---- Per-port registers ---- */
+#define MRPSIM_PORT_BASE(p)		(0x1000 + (p) * 0x200)
+
+/* One queue register block; TX at +0x00, RX at +0x20 in a port block. */
+#define MRPSIM_PORT_TXQ			0x000
+#define MRPSIM_PORT_RXQ			0x020
+#define MRPSIM_Q_BASE_LO		0x00
+#define MRPSIM_Q_BASE_HI		0x04
+#define MRPSIM_Q_SIZE			0x08	/* entries */
+#define MRPSIM_Q_HEAD			0x0c	/* RO, device index */
+#define MRPSIM_Q_TAIL			0x10	/* RW, driver index */
+#define MRPSIM_Q_CTRL			0x14
+#define MRPSIM_Q_CTRL_EN		0x00000001	/* RW: enabled */
+#define MRPSIM_Q_CTRL_HALTED		0x00000002	/* RO: stopped, error */
+
+#define MRPSIM_PORT_CTRL		0x040
+#define MRPSIM_PORT_CTRL_EN		0x00000001	/* port enabled */
+#define MRPSIM_PORT_CTRL_STATE_SHIFT	1
+#define MRPSIM_PORT_CTRL_STATE_MASK	0x00000006	/* MRPSIM_PSTATE_* */
+#define MRPSIM_PSTATE_FORWARDING	0	/* power-on value */
+#define MRPSIM_PSTATE_BLOCKING		1	/* only MRP frames pass */
+#define MRPSIM_PSTATE_DISABLED		2	/* nothing passes */
+#define MRPSIM_PORT_STATUS		0x044	/* RO */
+#define MRPSIM_PORT_STATUS_LINK		0x00000001
+#define MRPSIM_PORT_MAC_LO		0x048	/* RW, port MAC bytes 0-3 */
+#define MRPSIM_PORT_MAC_HI		0x04c	/* RW, port MAC bytes 4-5 */
+
+/*
+ * Per-port 64-bit counters at MRPSIM_PORT_BASE(p) + MRPSIM_PORT_CNT(i).
+ * X(index, name) lists them in register order; names are ethtool strings.
+ */
+#define MRPSIM_PORT_CNT_BASE		0x100
+#define MRPSIM_PORT_CNT(i)		(MRPSIM_PORT_CNT_BASE + (i) * 8)
+#define MRPSIM_PORT_COUNTERS(X)					\
+	X(RX_FRAMES,		"hw_rx_frames")				\
+	X(RX_BYTES,		"hw_rx_bytes")				\
+	X(TX_FRAMES,		"hw_tx_frames")				\
+	X(TX_BYTES,		"hw_tx_bytes")				\
+	X(RX_DROP_NOBUF,	"hw_rx_drop_nobuf")			\
+	X(RX_DROP_BLOCKED,	"hw_rx_drop_blocked")			\
+	X(RX_DROP_DISABLED,	"hw_rx_drop_disabled")			\
+	X(RX_ERR,		"hw_rx_err")				\
+	X(TX_DROP_BLOCKED,	"hw_tx_drop_blocked")			\
+	X(TX_DROP_LINK,		"hw_tx_drop_link")			\
+	X(TX_ERR,		"hw_tx_err")				\
+	X(MRP_TEST_TX,		"hw_mrp_test_tx")			\
+	X(MRP_TEST_RX,		"hw_mrp_test_rx")			\
+	X(MRP_TEST_MISSED,	"hw_mrp_test_missed")			\
+	X(MRP_LOSS,		"hw_mrp_loss")				\
+	X(MRP_REGAIN,		"hw_mrp_regain")			\
+	X(MRP_TRAP,		"hw_mrp_trap")				\
+	X(MRP_FWD,		"hw_mrp_fwd")				\
+	X(MRP_MALFORMED,	"hw_mrp_malformed")
+
+#define MRPSIM_CNT_ENUM(id, name)	MRPSIM_CNT_##id,
+enum mrpsim_port_counter {
+	MRPSIM_PORT_COUNTERS(MRPSIM_CNT_ENUM)
+	MRPSIM_PORT_NUM_COUNTERS
+};
+
+#undef MRPSIM_CNT_ENUM
+
+/* ---- MRP engine, one block per ring instance ---- */
+#define MRPSIM_MRP_BASE(r)		(0x4000 + (r) * 0x100)
+#define MRPSIM_MRP_ROLE			0x00	/* RW, MRPSIM_ROLE_* */
+#define MRPSIM_ROLE_DISABLED		0
+#define MRPSIM_ROLE_MRC			1
+#define MRPSIM_ROLE_MRM			2
+#define MRPSIM_ROLE_MRA			3
+#define MRPSIM_MRP_RING_ID		0x04	/* RW */
+#define MRPSIM_MRP_PORTS		0x08	/* RW */
+#define MRPSIM_MRP_PORTS_P_MASK		0x000000ff	/* primary port */
+#define MRPSIM_MRP_PORTS_S_SHIFT	8
+#define MRPSIM_MRP_PORTS_S_MASK		0x0000ff00	/* secondary port */
+#define MRPSIM_MRP_PORT_NONE		0xff
+#define MRPSIM_MRP_PRIO			0x0c	/* RW, 16 bits */
+#define MRPSIM_MRP_RING_STATE		0x10	/* RW, MRPSIM_RSTATE_* */
+#define MRPSIM_RSTATE_OPEN		0
+#define MRPSIM_RSTATE_CLOSED		1
+#define MRPSIM_MRP_TRANSITIONS		0x14	/* RW, 16 bits */
+#define MRPSIM_MRP_SA_LO		0x18	/* RW, Test TLV SA bytes 0-3 */
+#define MRPSIM_MRP_SA_HI		0x1c	/* RW, Test TLV SA bytes 4-5 */
+#define MRPSIM_MRP_DOMAIN(i)		(0x20 + (i) * 4)	/* 4 words */
+#define MRPSIM_MRP_TEST_INTERVAL	0x30	/* RW, us */
+#define MRPSIM_MRP_TEST_MAX_MISS	0x34	/* RW */
+#define MRPSIM_MRP_TEST_PERIOD		0x38	/* RW, us, 0: no end */
+#define MRPSIM_MRP_TEST_CTRL		0x3c	/* RW */
+#define MRPSIM_TEST_CTRL_RUN		0x00000001	/* generate/monitor */
+#define MRPSIM_TEST_CTRL_MONITOR	0x00000002	/* MRA: check only */
+#define MRPSIM_MRP_STATUS		0x40	/* RO */
+#define MRPSIM_MRP_STATUS_RUNNING	0x00000001
+#define MRPSIM_MRP_STATUS_P_LOST	0x00000002
+#define MRPSIM_MRP_STATUS_S_LOST	0x00000004
+#define MRPSIM_MRP_SEQ_ID		0x44	/* RO, last sequence id */
+
+#define MRPSIM_TEST_INTERVAL_MIN	100	/* us */
+
+/* ---- Descriptors (TX and RX rings), 16 bytes ---- */
+struct mrpsim_desc {
+	MRPSIM_LE64 addr;	/* buffer */
+	MRPSIM_LE16 len;	/* TX: frame length; RX: buffer, then frame */
+	MRPSIM_LE16 status;	/* written by the device, MRPSIM_DESC_* */
+	MRPSIM_LE32 meta;	/* RX: MRPSIM_DESC_META_*; TX: 0 */
+};
+
+#define MRPSIM_DESC_SIZE		16
+#define MRPSIM_DESC_DONE		0x0001	/* device is done with it */
+#define MRPSIM_DESC_ERR			0x0002	/* TX not sent: bad length */
+#define MRPSIM_DESC_FWD			0x0004	/* RX: hardware forwarded it */
+#define MRPSIM_DESC_MRP			0x0008	/* RX: an MRP frame */
+/* RX meta: ring instance that classified an MRP frame. */
+#define MRPSIM_DESC_META_RING_MASK	0x000000ff	/* 0xff: none */
+
+/* ---- Events, 16 bytes ---- */
+struct mrpsim_event {
+	MRPSIM_U8 type;		/* MRPSIM_EV_* */
+	MRPSIM_U8 flags;	/* MRPSIM_EV_F_* */
+	MRPSIM_U8 port;		/* port, or 0xff */
+	MRPSIM_U8 ring;		/* MRP ring instance, or 0xff */
+	MRPSIM_LE32 data;	/* type specific */
+	MRPSIM_LE64 ts;		/* device clock (ns) when raised */
+};
+
+#define MRPSIM_EVENT_SIZE		16
+#define MRPSIM_EV_F_VALID		0x01	/* set by device, cleared by driver */
+#define MRPSIM_EV_NONE			0xff	/* port/ring not applicable */
+
+enum mrpsim_event_type {
+	MRPSIM_EV_LINK		= 1,	/* data: 1 link up, 0 link down */
+	MRPSIM_EV_MRP_LOSS	= 2,	/* loss of continuity on port */
+	MRPSIM_EV_MRP_REGAIN	= 3,	/* own test frames are back on port */
+	MRPSIM_EV_ERROR		= 4,	/* data: MRPSIM_REG_ERR_INFO value */
+	MRPSIM_EV_TEST_DONE	= 5,	/* test period ended for ring */
+};
+
+#endif /* MRPSIM_HW_H */
