@@ -1,0 +1,112 @@
+#!/bin/bash
+# Build the guest kernel and the mrpsim module from the Debian linux-source
+# package, with patches/ applied and drivers/net/mrpsim linked in.
+#
+#   scripts/kernel.sh [all|prepare|config|module|check]
+#
+# Environment: KSRC_PKG (linux-source-6.1), DEBUG (1: debug options on).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+KSRC_PKG=${KSRC_PKG:-linux-source-6.1}
+DEBUG=${DEBUG:-1}
+SRC=$BUILD/$KSRC_PKG
+OBJ=$BUILD/kobj-$KSRC_PKG$([ "$DEBUG" = 1 ] && echo -debug)
+TARBALL=/usr/src/$KSRC_PKG.tar.xz
+FRAGS=("$TOP/kernel/mrpsim.config")
+[ "$DEBUG" = 1 ] && FRAGS+=("$TOP/kernel/debug.config")
+KMAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS")
+
+series() {
+	[ -f "$TOP/patches/series" ] || return 0
+	grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series"
+}
+
+prepare() {
+	need_pkgs $PKGS_KERNEL "$KSRC_PKG"
+	[ -f "$TARBALL" ] || die "$TARBALL missing after installing $KSRC_PKG"
+	local want p
+	want=$(cd "$TOP/patches" 2>/dev/null && sum_files $(series) "$TARBALL" series)
+	if [ "$(cat "$SRC/.mrpsim-stamp" 2>/dev/null)" != "$want" ]; then
+		say "unpacking $TARBALL"
+		rm -rf "$SRC" "$OBJ"
+		mkdir -p "$BUILD"
+		tar -C "$BUILD" -xf "$TARBALL"
+		[ -d "$SRC" ] || die "$TARBALL did not unpack to $SRC"
+		for p in $(series); do
+			say "applying patches/$p"
+			patch -d "$SRC" -p1 -s -N --no-backup-if-mismatch \
+				<"$TOP/patches/$p" || die "patches/$p does not apply to $KSRC_PKG"
+		done
+		# The driver lives once, in the repository: link it in.
+		ln -sfn "$TOP/drivers/net/mrpsim" "$SRC/drivers/net/mrpsim"
+		ln -sfn "$TOP/Kconfig.snippet" "$SRC/drivers/net/Kconfig.mrpsim"
+		sed -i 's|^endif # NETDEVICES|source "drivers/net/Kconfig.mrpsim"\n\n&|' \
+			"$SRC/drivers/net/Kconfig"
+		grep -q Kconfig.mrpsim "$SRC/drivers/net/Kconfig" ||
+			die "could not hook Kconfig.snippet into drivers/net/Kconfig"
+		echo 'obj-$(CONFIG_MRPSIM) += mrpsim/' >>"$SRC/drivers/net/Makefile"
+		echo "$want" >"$SRC/.mrpsim-stamp"
+	fi
+}
+
+config() {
+	local want
+	want=$(sum_files "${FRAGS[@]}" "$SRC/.mrpsim-stamp")
+	[ "$(cat "$OBJ/.mrpsim-config-stamp" 2>/dev/null)" = "$want" ] && return 0
+	say "configuring $KSRC_PKG (DEBUG=$DEBUG) in $OBJ"
+	mkdir -p "$OBJ"
+	"${KMAKE[@]}" tinyconfig >/dev/null
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
+		"${FRAGS[@]}" >"$OBJ/merge.log" 2>&1
+	"${KMAKE[@]}" olddefconfig >/dev/null
+	# merge_config and olddefconfig drop options whose dependencies are
+	# not met: insist on every option the fragments ask for.
+	local line bad=0
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=n) grep -qx "# ${line%=n} is not set" "$OBJ/.config" || { echo "missing: $line" >&2; bad=1; } ;;
+		CONFIG_*) grep -qx "$line" "$OBJ/.config" || { echo "missing: $line (have: $(grep "^${line%%=*}=" "$OBJ/.config" || echo unset))" >&2; bad=1; } ;;
+		esac
+	done < <(cat "${FRAGS[@]}")
+	[ "$bad" = 0 ] || die "kernel config lacks options the fragments require"
+	echo "$want" >"$OBJ/.mrpsim-config-stamp"
+}
+
+build_all() {
+	say "building $KSRC_PKG kernel and modules (DEBUG=$DEBUG, -j$JOBS; a few minutes on a clean tree)"
+	run_logged "$OBJ/build.log" "${KMAKE[@]}" bzImage modules
+}
+
+build_module() {
+	run_logged "$OBJ/module.log" "${KMAKE[@]}" M=drivers/net/mrpsim modules
+}
+
+# Static checks of the driver: W=1 and sparse on every file, checkpatch.
+check_driver() {
+	need_pkgs sparse
+	say "W=1 C=2 build of drivers/net/mrpsim"
+	"${KMAKE[@]}" M=drivers/net/mrpsim W=1 C=2 modules 2>&1 |
+		tee "$OBJ/driver-check.log" | grep -E 'warning|error' && die "driver has warnings (see $OBJ/driver-check.log)"
+	say "checkpatch --strict"
+	(cd "$TOP" && "$SRC/scripts/checkpatch.pl" --no-tree --strict --terse -f \
+		drivers/net/mrpsim/*.[ch]) | grep -E 'ERROR|WARNING|CHECK' && die "checkpatch findings"
+	say "driver is W=1, sparse and checkpatch clean"
+}
+
+# The kernel itself only changes with the config or the patch series (both
+# re-stamp the tree); the driver changes often and rebuilds on its own.
+kernel_current() {
+	[ -f "$OBJ/arch/x86/boot/bzImage" ] &&
+		[ "$OBJ/arch/x86/boot/bzImage" -nt "$OBJ/.mrpsim-config-stamp" ]
+}
+
+case "${1:-all}" in
+all) prepare; config; kernel_current || build_all; build_module ;;
+prepare) prepare ;;
+config) prepare; config ;;
+module) prepare; config; kernel_current || build_all; build_module ;;
+check) prepare; config; kernel_current || build_all; check_driver ;;
+path) echo "$OBJ" ;;
+*) die "usage: $0 [all|prepare|config|module|check|path]" ;;
+esac
