@@ -1,0 +1,53 @@
+#!/bin/bash
+# Assemble the guest initramfs: busybox-static, the host's ip/bridge/ethtool
+# with their shared libraries, the mrpsim module, the MRP tools and the
+# guest-side test scripts.
+#
+#   scripts/initramfs.sh OUTPUT.cpio.gz
+#
+# Environment: KSRC_PKG, DEBUG (select the kernel object tree, as kernel.sh).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=${1:?usage: $0 OUTPUT.cpio.gz}
+need_pkgs busybox-static iproute2 ethtool cpio
+kobj=$(bash "$TOP/scripts/kernel.sh" path)
+ko=$kobj/drivers/net/mrpsim/mrpsim.ko
+[ -f "$ko" ] || die "$ko not built (run: make kernel)"
+
+root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc,root,mrpsim}
+ln -s ../run "$root/var/run"
+
+cp /bin/busybox "$root/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+
+# Host programs and everything they load.
+copy_prog() {
+	local p=$1 dst=$2 lib
+	install -D -m 0755 "$p" "$root$dst"
+	for lib in $(ldd "$p" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
+	done
+}
+copy_prog "$(command -v ip)" /usr/sbin/ip
+copy_prog "$(command -v bridge)" /usr/sbin/bridge
+copy_prog "$(command -v ethtool)" /usr/sbin/ethtool
+for p in "$TOP"/tools/mrp/mrpd "$TOP"/tools/mrp/mrpctl; do
+	[ -x "$p" ] && copy_prog "$p" "/usr/sbin/$(basename "$p")"
+done
+
+install -m 0644 "$ko" "$root/lib/modules/mrpsim.ko"
+install -m 0755 "$TOP/tests/guest/init" "$root/init"
+cp -r "$TOP/tests/guest/." "$root/mrpsim/"
+[ -d "$TOP/tools/mrp/tests/guest" ] && cp -r "$TOP/tools/mrp/tests/guest" "$root/mrpsim/mrp"
+echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
+echo "root:x:0:" >"$root/etc/group"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio -o -0 -H newc -R 0:0 --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+say "initramfs: $out ($(du -h "$out" | cut -f1))"

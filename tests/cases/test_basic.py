@@ -1,0 +1,167 @@
+"""Foundation: probe, port naming, traffic across cables and bridges,
+link changes from the host, driver unload/reload under traffic.
+
+Topology: a chain of four switches s0 - s1 - s2 - s3 (port 1 of each cabled
+to port 0 of the next).  s1 has four ports with a loop cable between p2 and
+p3; s3 has eight ports, the rest unconnected.
+"""
+
+from vm import Topology
+
+PORTS = [2, 4, 2, 8]
+
+
+def topology():
+    t = Topology()
+    for n in PORTS:
+        t.switch(ports=n)
+    for i in range(len(PORTS) - 1):
+        t.cable((i, 1), (i + 1, 0))
+    t.cable((1, 2), (1, 3))
+    return t
+
+
+# Hosts at both ends of the chain, a bridge on each middle switch, each
+# node in its own network namespace.
+CHAIN = """
+. /mrpsim/lib.sh
+ip netns add h0; ip netns add b1; ip netns add b2; ip netns add h3
+ip link set s0p1 netns h0
+ip link set s1p0 netns b1; ip link set s1p1 netns b1
+ip link set s2p0 netns b2; ip link set s2p1 netns b2
+ip link set s3p0 netns h3
+ip -n h0 addr add 10.1.0.1/24 dev s0p1; ip -n h0 link set s0p1 up
+ip -n h3 addr add 10.1.0.2/24 dev s3p0; ip -n h3 link set s3p0 up
+for n in 1 2; do
+    ip -n b$n link add br0 type bridge
+    for p in 0 1; do
+        ip -n b$n link set s${n}p$p master br0; ip -n b$n link set s${n}p$p up
+    done
+    ip -n b$n link set br0 up
+done
+ip netns add l2; ip netns add l3
+ip link set s1p2 netns l2; ip link set s1p3 netns l3
+ip -n l2 addr add 10.2.0.1/24 dev s1p2; ip -n l2 link set s1p2 up
+ip -n l3 addr add 10.2.0.2/24 dev s1p3; ip -n l3 link set s1p3 up
+"""
+
+TEARDOWN = "for n in h0 b1 b2 h3 l2 l3; do ip netns del $n 2>/dev/null; done; true"
+
+
+def setup(vm):
+    vm.check(". /mrpsim/lib.sh && load_driver")
+
+
+def ports_of(vm, sw):
+    out = vm.check("cd /sys/class/net && ls -d s%dp* 2>/dev/null || true" % sw)
+    return sorted(out.split(), key=lambda s: int(s.split("p")[1]))
+
+
+def test_probe_and_port_names(vm):
+    out = vm.check("ls /sys/bus/pci/drivers/mrpsim | grep -c '^0000:'")
+    assert int(out) == len(PORTS), "%s devices bound, want %d" % (
+        out.strip(), len(PORTS))
+    for sw, n in enumerate(PORTS):
+        names = ports_of(vm, sw)
+        assert names == ["s%dp%d" % (sw, p) for p in range(n)], names
+
+
+def test_switch_ids(vm):
+    ids = {}
+    for sw, n in enumerate(PORTS):
+        out = vm.check("cat " + " ".join(
+            "/sys/class/net/s%dp%d/phys_switch_id" % (sw, p)
+            for p in range(n)))
+        got = set(out.split())
+        assert len(got) == 1, "ports of s%d report ids %s" % (sw, got)
+        ids[sw] = got.pop()
+    assert len(set(ids.values())) == len(PORTS), ids
+
+
+def test_ethtool_info(vm):
+    out = vm.check("ethtool -i s0p0")
+    assert "driver: mrpsim" in out, out
+    assert "bus-info: 0000:00:10.0" in out, out
+    out = vm.check("ethtool -S s0p0")
+    for name in ("hw_rx_frames", "hw_tx_frames", "hw_mrp_test_tx"):
+        assert name + ":" in out, "ethtool -S lacks %s:\n%s" % (name, out)
+
+
+def test_unconnected_ports_have_no_carrier(vm):
+    vm.check("ip link set s3p5 up")
+    vm.check(". /mrpsim/lib.sh && wait_for 2000 test -e /sys/class/net/s3p5")
+    assert vm.check("cat /sys/class/net/s3p5/carrier").strip() == "0"
+    vm.check("ip link set s3p5 down")
+
+
+def test_ping_across_cable(vm):
+    vm.check(CHAIN)
+    vm.check("ip netns exec l2 ping -c 3 -W 5 10.2.0.2")
+    vm.check("ip netns exec l3 ping -c 3 -W 5 10.2.0.1")
+
+
+def test_ping_across_bridged_chain(vm):
+    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+    vm.check("ip netns exec h3 ping -c 3 -W 5 10.1.0.1")
+
+
+def test_counters_follow_traffic(vm):
+    def stat(ns, dev, name):
+        return int(vm.check(". /mrpsim/lib.sh; ip netns exec %s sh -c "
+                            "'. /mrpsim/lib.sh; ethtool_stat %s %s'" %
+                            (ns, dev, name)))
+    tx0 = stat("l2", "s1p2", "hw_tx_frames")
+    rx0 = stat("l3", "s1p3", "hw_rx_frames")
+    vm.check("ip netns exec l2 ping -c 5 -W 5 10.2.0.2")
+    tx1 = stat("l2", "s1p2", "hw_tx_frames")
+    rx1 = stat("l3", "s1p3", "hw_rx_frames")
+    assert tx1 - tx0 >= 5, (tx0, tx1)
+    assert rx1 - rx0 >= 5, (rx0, rx1)
+    out = vm.check("ip -n l2 -s link show s1p2")
+    assert "RX:" in out and "TX:" in out, out
+
+
+def test_set_link_changes_carrier(vm):
+    wait = ". /mrpsim/lib.sh; ip netns exec %s sh -c " \
+           "'. /mrpsim/lib.sh; wait_for 5000 carrier_is %s %d'"
+    vm.set_link("s0p1", False)
+    vm.check(wait % ("h0", "s0p1", 0))
+    # The far end is not told: its carrier stays up.
+    vm.check(wait % ("b1", "s1p0", 1))
+    status, _ = vm.run("ip netns exec h0 ping -c 1 -W 1 10.1.0.2")
+    assert status != 0, "ping crossed a cable whose end is down"
+    vm.set_link("s0p1", True)
+    vm.check(wait % ("h0", "s0p1", 1))
+    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+
+
+def test_set_link_both_ends(vm):
+    wait = ". /mrpsim/lib.sh; ip netns exec %s sh -c " \
+           "'. /mrpsim/lib.sh; wait_for 5000 carrier_is %s %d'"
+    vm.set_link("s1p2", False)
+    vm.set_link("s1p3", False)
+    vm.check(wait % ("l2", "s1p2", 0))
+    vm.check(wait % ("l3", "s1p3", 0))
+    vm.set_link("s1p2", True)
+    vm.set_link("s1p3", True)
+    vm.check(wait % ("l2", "s1p2", 1))
+    vm.check(wait % ("l3", "s1p3", 1))
+    vm.check("ip netns exec l2 ping -c 3 -W 5 10.2.0.2")
+
+
+def test_rmmod_insmod_under_traffic(vm):
+    for _ in range(3):
+        vm.check("ip netns exec h0 ping -i 0.02 10.1.0.2 >/tmp/ping.log 2>&1 &"
+                 "ip netns exec l2 ping -i 0.02 10.2.0.2 >/tmp/ping2.log 2>&1 &"
+                 ". /mrpsim/lib.sh; "
+                 "wait_for 10000 grep -q 'seq=3 ' /tmp/ping.log && "
+                 "wait_for 10000 grep -q 'seq=3 ' /tmp/ping2.log")
+        vm.check("rmmod mrpsim")
+        out = vm.check("ls /sys/class/net")
+        assert "s0p0" not in out and "eth" not in out, out
+        vm.check("killall ping; " + TEARDOWN)
+        vm.check(". /mrpsim/lib.sh && load_driver")
+        for sw, n in enumerate(PORTS):
+            assert len(ports_of(vm, sw)) == n
+        vm.check(CHAIN)
+        vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")

@@ -1,0 +1,52 @@
+# Shell helpers for guest-side tests.  Source: . /mrpsim/lib.sh
+# Port netdevs are renamed s<i>p<j>: switch i sits in PCI slot 0x10 + i
+# (tests/vm.py places it there), j comes from the driver's phys_port_name.
+
+MRPSIM_SLOT0=16
+
+# Name every mrpsim port s<i>p<j>.
+name_ports() {
+	local dev pn slot i
+	for dev in /sys/class/net/*; do
+		[ -e "$dev/device/driver" ] || continue
+		[ "$(basename "$(readlink "$dev/device/driver")")" = mrpsim ] || continue
+		pn=$(cat "$dev/phys_port_name" 2>/dev/null) || continue
+		slot=$(basename "$(readlink "$dev/device")")	# 0000:00:SS.0
+		slot=${slot#*:*:}
+		slot=${slot%.*}
+		i=$((0x$slot - MRPSIM_SLOT0))
+		[ "$(basename "$dev")" = "s${i}${pn}" ] ||
+			ip link set "$(basename "$dev")" name "s${i}${pn}"
+	done
+}
+
+# load_driver [module parameters]: load mrpsim.ko and name its ports.
+load_driver() {
+	insmod /lib/modules/mrpsim.ko "$@" || return 1
+	name_ports
+}
+
+unload_driver() {
+	rmmod mrpsim
+}
+
+# wait_for TIMEOUT_MS COMMAND...: poll until COMMAND succeeds.
+wait_for() {
+	local left=$1
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$left" -le 0 ] && return 1
+		usleep 20000
+		left=$((left - 20))
+	done
+	return 0
+}
+
+carrier_is() {	# carrier_is DEV 0|1
+	[ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" = "$2" ]
+}
+
+# ethtool_stat DEV NAME: print one ethtool -S counter.
+ethtool_stat() {
+	ethtool -S "$1" | awk -v n="$2:" '$1 == n { print $2; f = 1 } END { exit !f }'
+}

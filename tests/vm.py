@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""Boot a guest with mrpsim switches and drive it from the host.
+
+A Topology lists switches (mrpsim devices) and cables between their ports.
+Every cable is a pair of `-netdev hubport` backends on a private hub, so one
+QEMU process holds the whole network.  The netdev of switch i port j is
+called "s<i>p<j>"; `VM.set_link("s0p1", False)` cuts that end of a cable.
+
+Inside the guest, tests/guest/agent runs commands sent over a second serial
+port; tests/guest/lib.sh names the port netdevs "s<i>p<j>" too, from their
+switch id and port name.
+
+Command line use (for developers):
+    tests/vm.py [--ring N | --chain N] [--mrp off] [--load] [CMD...]
+boots the topology, loads the driver if asked, runs each CMD in the guest,
+prints the output and powers off.  Without CMD it opens an interactive
+prompt.
+"""
+
+import argparse
+import base64
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BUILD", os.path.join(TOP, "build"))
+
+# Kernel messages that fail a test run when they appear in the guest log.
+SPLAT_PATTERNS = [
+    r"BUG: ", r"WARNING: ", r"KASAN: ", r"UBSAN: ", r"kmemleak: \d+ new",
+    r"unreferenced object", r"possible circular locking",
+    r"possible recursive locking", r"inconsistent lock state",
+    r"suspicious RCU usage", r"sleeping function called from invalid",
+    r"Oops", r"Kernel panic", r"general protection fault",
+    r"INFO: task .* blocked", r"hung_task", r"list_add corruption",
+    r"list_del corruption", r"DMA-API: ", r"ODEBUG: ",
+    r"scheduling while atomic", r"refcount_t: ", r"unregister_netdevice: waiting",
+]
+SPLAT_RE = re.compile("|".join(SPLAT_PATTERNS))
+
+
+def find_splats(text):
+    """Return the lines of a guest log that report a kernel problem."""
+    return [line for line in text.splitlines() if SPLAT_RE.search(line)]
+
+
+class Topology:
+    """Switches and the cables between them."""
+
+    def __init__(self):
+        self.switches = []   # dicts: ports, mrp, extra device options
+        self.cables = []     # ((sw, port), (sw, port))
+        self.dumps = []      # (netdev, pcap file)
+
+    def switch(self, ports=2, mrp=True, **opts):
+        self.switches.append({"ports": ports, "mrp": mrp, "opts": opts})
+        return len(self.switches) - 1
+
+    def cable(self, a, b):
+        for sw, port in (a, b):
+            if port >= self.switches[sw]["ports"]:
+                raise ValueError("switch %d has no port %d" % (sw, port))
+            for c in self.cables:
+                if (sw, port) in c:
+                    raise ValueError("s%dp%d cabled twice" % (sw, port))
+        self.cables.append((a, b))
+
+    def dump(self, netdev, path):
+        """Record what crosses netdev (a cable end) into a pcap file."""
+        self.dumps.append((netdev, path))
+
+    SLOT0 = 0x10   # PCI slot of switch 0; tests/guest/lib.sh knows it too
+
+    @staticmethod
+    def netdev(sw, port):
+        return "s%dp%d" % (sw, port)
+
+    @staticmethod
+    def mac(sw):
+        return "52:54:00:4d:%02x:00" % sw
+
+    @classmethod
+    def ring(cls, n, ports=2, mrp=True):
+        """n switches, port 1 of each cabled to port 0 of the next."""
+        t = cls()
+        for _ in range(n):
+            t.switch(ports=ports, mrp=mrp)
+        for i in range(n):
+            t.cable((i, 1), ((i + 1) % n, 0))
+        return t
+
+    @classmethod
+    def chain(cls, n, ports=2, mrp=True):
+        """n switches in a line, port 1 of each cabled to port 0 of the next."""
+        t = cls()
+        for _ in range(n):
+            t.switch(ports=ports, mrp=mrp)
+        for i in range(n - 1):
+            t.cable((i, 1), (i + 1, 0))
+        return t
+
+    def qemu_args(self):
+        args = []
+        cabled = {}
+        for hub, (a, b) in enumerate(self.cables):
+            for sw, port in (a, b):
+                nd = self.netdev(sw, port)
+                args += ["-netdev", "hubport,id=%s,hubid=%d" % (nd, 100 + hub)]
+                cabled[(sw, port)] = nd
+        for i, sw in enumerate(self.switches):
+            dev = ["mrpsim", "id=sw%d" % i, "addr=0x%x" % (self.SLOT0 + i),
+                   "ports=%d" % sw["ports"],
+                   "mac=%s" % self.mac(i),
+                   "mrp=%s" % ("on" if sw["mrp"] else "off")]
+            dev += ["%s=%s" % kv for kv in sorted(sw["opts"].items())]
+            for p in range(sw["ports"]):
+                if (i, p) in cabled:
+                    dev.append("netdev%d=%s" % (p, cabled[(i, p)]))
+            args += ["-device", ",".join(dev)]
+        for n, (nd, path) in enumerate(self.dumps):
+            args += ["-object",
+                     "filter-dump,id=dump%d,netdev=%s,file=%s" % (n, nd, path)]
+        return args
+
+
+def _run_script(script, *args):
+    out = subprocess.run(["bash", os.path.join(TOP, "scripts", script)] +
+                         list(args), check=True, capture_output=True,
+                         text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+def default_paths():
+    """Paths of QEMU, the kernel and the initramfs the Makefile builds."""
+    qemu = os.environ.get("MRPSIM_QEMU") or _run_script("qemu.sh", "path")
+    kernel = os.environ.get("MRPSIM_KERNEL") or os.path.join(
+        _run_script("kernel.sh", "path"), "arch/x86/boot/bzImage")
+    initrd = os.environ.get("MRPSIM_INITRD") or os.path.join(
+        BUILD, "initramfs.cpio.gz")
+    return qemu, kernel, initrd
+
+
+class GuestError(Exception):
+    pass
+
+
+class QMP:
+    def __init__(self, path, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)   # QEMU has not created the socket yet
+        self.file = self.sock.makefile("rw")
+        self._recv()          # greeting
+        self.cmd("qmp_capabilities")
+
+    def _recv(self):
+        while True:
+            line = self.file.readline()
+            if not line:
+                raise GuestError("QMP connection closed")
+            msg = json.loads(line)
+            if "event" not in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        self.file.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+        self.file.flush()
+        reply = self._recv()
+        if "error" in reply:
+            raise GuestError("QMP %s: %s" % (name, reply["error"]["desc"]))
+        return reply.get("return")
+
+    def close(self):
+        self.sock.close()
+
+
+class VM:
+    """One QEMU process running the guest with a Topology of switches."""
+
+    def __init__(self, topo, workdir=None, memory=1024, smp=2, append="",
+                 boot_timeout=120, qemu_extra=()):
+        self.topo = topo
+        self.qemu, self.kernel, self.initrd = default_paths()
+        for p in (self.qemu, self.kernel, self.initrd):
+            if not os.path.exists(p):
+                raise GuestError("%s missing: run make" % p)
+        self.own_workdir = workdir is None
+        self.workdir = workdir or tempfile.mkdtemp(prefix="mrpsim-vm-")
+        os.makedirs(self.workdir, exist_ok=True)
+        self.console = os.path.join(self.workdir, "console.log")
+        qmp_path = os.path.join(self.workdir, "qmp.sock")
+        agent_path = os.path.join(self.workdir, "agent.sock")
+        for p in (qmp_path, agent_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        cmdline = ("console=ttyS0 panic=-1 oops=panic mrpsim.agent "
+                   "kmemleak=on " + append)
+        self.argv = [
+            self.qemu, "-M", "pc", "-m", str(memory), "-smp", str(smp),
+            "-nodefaults", "-no-reboot", "-display", "none",
+            "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
+            "-kernel", self.kernel, "-initrd", self.initrd,
+            "-append", cmdline,
+            "-chardev", "file,id=con,path=%s" % self.console,
+            "-serial", "chardev:con",
+            "-chardev", "socket,id=agent,path=%s,server=on,wait=off" %
+            agent_path,
+            "-serial", "chardev:agent",
+            "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
+        ] + topo.qemu_args() + list(qemu_extra) + shlex.split(
+            os.environ.get("MRPSIM_QEMU_ARGS", ""))
+        self.stderr = open(os.path.join(self.workdir, "qemu.stderr"), "w+")
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
+                                     stdout=self.stderr, stderr=self.stderr)
+        self.seq = 0
+        self.exit_status = None
+        try:
+            self.qmp = QMP(qmp_path, 10)
+            self.agent = socket.socket(socket.AF_UNIX)
+            self.agent.connect(agent_path)
+            self.buf = b""
+            self._expect(b"@@READY", boot_timeout)
+        except Exception:
+            self.kill()
+            raise
+
+    # -- agent protocol --------------------------------------------------
+    def _readline(self, deadline):
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise GuestError("guest did not answer in time")
+            if self.proc.poll() is not None:
+                raise GuestError("QEMU exited with %d: %s" % (
+                    self.proc.returncode, self.qemu_stderr()[-500:]))
+            r, _, _ = select.select([self.agent], [], [], min(left, 0.5))
+            if r:
+                data = self.agent.recv(65536)
+                if not data:
+                    raise GuestError("agent connection closed")
+                self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.rstrip(b"\r")
+
+    def _expect(self, word, timeout):
+        deadline = time.monotonic() + timeout
+        while self._readline(deadline).strip() != word:
+            pass
+
+    def run(self, cmd, timeout=60):
+        """Run a shell command in the guest; return (status, output)."""
+        self.seq += 1
+        sid = str(self.seq)
+        req = "%s %s\n" % (sid, base64.b64encode(cmd.encode()).decode())
+        self.agent.sendall(req.encode())
+        deadline = time.monotonic() + timeout
+        while self._readline(deadline) != ("@@OUT " + sid).encode():
+            pass
+        out = []
+        while True:
+            line = self._readline(deadline)
+            if line.startswith(("@@END %s " % sid).encode()):
+                status = int(line.split()[2])
+                break
+            out.append(line)
+        text = base64.b64decode(b"".join(out)).decode(errors="replace")
+        return status, text
+
+    def check(self, cmd, timeout=60):
+        """Run a guest command that must succeed; return its output."""
+        status, out = self.run(cmd, timeout)
+        if status != 0:
+            raise AssertionError("guest command failed (%d): %s\n%s" %
+                                 (status, cmd, out.rstrip()))
+        return out
+
+    # -- host side ---------------------------------------------------------
+    def set_link(self, netdev, up):
+        self.qmp.cmd("set_link", name=netdev, up=bool(up))
+
+    def qemu_stderr(self):
+        self.stderr.flush()
+        self.stderr.seek(0)
+        return self.stderr.read()
+
+    def log(self):
+        try:
+            with open(self.console, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def shutdown(self, timeout=60):
+        """Power the guest off; return its console log."""
+        if self.proc.poll() is None:
+            try:
+                self.seq += 1
+                self.agent.sendall(("%d @@QUIT\n" % self.seq).encode())
+                self.proc.wait(timeout)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        m = re.findall(r"MRPSIM-EXIT (\d+)", self.log())
+        self.exit_status = int(m[-1]) if m else None
+        return self.log()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self):
+        self.kill()
+        for s in ("agent", "qmp"):
+            if hasattr(self, s):
+                getattr(self, s).close()
+        self.stderr.close()
+        if self.own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+        self.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--ring", type=int, metavar="N",
+                   help="N switches cabled in a ring (default 3)")
+    g.add_argument("--chain", type=int, metavar="N",
+                   help="N switches cabled in a line")
+    ap.add_argument("--ports", type=int, default=2)
+    ap.add_argument("--mrp", choices=("on", "off"), default="on")
+    ap.add_argument("--load", action="store_true",
+                    help="load mrpsim.ko and name ports s<i>p<j>")
+    ap.add_argument("--keep", metavar="DIR", help="keep logs in DIR")
+    ap.add_argument("cmd", nargs="*", help="guest shell commands")
+    a = ap.parse_args()
+    mrp = a.mrp == "on"
+    if a.chain:
+        topo = Topology.chain(a.chain, a.ports, mrp)
+    else:
+        topo = Topology.ring(a.ring or 3, a.ports, mrp)
+    with VM(topo, workdir=a.keep) as vm:
+        if a.load:
+            print(vm.check(". /mrpsim/lib.sh && load_driver"), end="")
+        cmds = a.cmd
+        if not cmds:
+            print("guest shell; 'set_link NETDEV on|off' acts on the host; "
+                  "EOF ends", file=sys.stderr)
+        for cmd in cmds or iter(lambda: input("guest# "), None):
+            w = cmd.split()
+            if len(w) == 3 and w[0] == "set_link":
+                vm.set_link(w[1], w[2] == "on")
+                continue
+            status, out = vm.run(cmd, timeout=600)
+            print(out, end="")
+            if status:
+                print("[exit %d]" % status)
+    splats = find_splats(vm.log())
+    if splats:
+        print("guest log has kernel splats:\n" + "\n".join(splats))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except EOFError:
+        pass
