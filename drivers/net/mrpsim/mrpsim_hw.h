@@ -159,7 +159,8 @@ enum mrpsim_err {
 	X(MRP_REGAIN,		"hw_mrp_regain")			\
 	X(MRP_TRAP,		"hw_mrp_trap")				\
 	X(MRP_FWD,		"hw_mrp_fwd")				\
-	X(MRP_MALFORMED,	"hw_mrp_malformed")
+	X(MRP_MALFORMED,	"hw_mrp_malformed")			\
+	X(MRP_FWD_DROP,		"hw_mrp_fwd_drop")
 
 #define MRPSIM_CNT_ENUM(id, name)	MRPSIM_CNT_##id,
 enum mrpsim_port_counter {
