@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRP state machines: MRM, MRC and MRA, as event -> actions functions.
+ *
+ * The transitions follow IEC 62439-2 (MRM states AC_STAT1, PRM_UP, CHK_RO,
+ * CHK_RC; MRC states AC_STAT1, DE_IDLE, PT, DE, PT_IDLE).  The Linux bridge
+ * (or the switch under it) sends and checks MRP_Test frames; it tells us
+ * about lost and regained continuity, which drive the MRM the way missing
+ * and received test frames drive it in the standard.
+ */
+#include <string.h>
+
+#include "mrp_sm.h"
+
+static const struct mrp_profile profiles[] = {
+	{ 10, 500, 3, 500, 1000, 3, 1000, 4 },
+	{ 30, 500, 3, 1000, 3500, 3, 1000, 4 },
+	{ 200, 10000, 3, 10000, 20000, 3, 20000, 4 },
+	{ 500, 20000, 3, 30000, 50000, 5, 20000, 4 },
+};
+
+const struct mrp_profile *mrp_profile_get(unsigned ms)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (profiles[i].ms == ms)
+			return &profiles[i];
+	return NULL;
+}
+
+int mrp_sm_cfg_default(struct mrp_sm_cfg *cfg, enum mrp_ring_role role,
+		       unsigned profile_ms)
+{
+	const struct mrp_profile *p = mrp_profile_get(profile_ms);
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!p)
+		return -1;
+	if (role != MRP_ROLE_MRM && role != MRP_ROLE_MRC &&
+	    role != MRP_ROLE_MRA)
+		return -1;
+	cfg->role = role;
+	cfg->prof = *p;
+	cfg->prio = role == MRP_ROLE_MRA ? 0xA000 : 0x8000;
+	cfg->test_period_us = 10 * 1000 * 1000;
+	cfg->react_on_link_change = true;
+	cfg->blocked = 1;
+	return 0;
+}
+
+/* ---- names ---- */
+
+const char *mrp_role_name(enum mrp_ring_role r)
+{
+	switch (r) {
+	case MRP_ROLE_DISABLED: return "disabled";
+	case MRP_ROLE_MRC: return "mrc";
+	case MRP_ROLE_MRM: return "mrm";
+	case MRP_ROLE_MRA: return "mra";
+	}
+	return "?";
+}
+
+const char *mrp_port_state_name(unsigned s)
+{
+	switch (s) {
+	case MRP_PORT_DISABLED: return "disabled";
+	case MRP_PORT_BLOCKED: return "blocked";
+	case MRP_PORT_FORWARDING: return "forwarding";
+	case MRP_PORT_NOT_CONNECTED: return "not-connected";
+	}
+	return "?";
+}
+
+const char *mrp_mrm_state_name(enum mrm_state s)
+{
+	switch (s) {
+	case MRM_AC_STAT1: return "AC_STAT1";
+	case MRM_PRM_UP: return "PRM_UP";
+	case MRM_CHK_RO: return "CHK_RO";
+	case MRM_CHK_RC: return "CHK_RC";
+	}
+	return "?";
+}
+
+const char *mrp_mrc_state_name(enum mrc_state s)
+{
+	switch (s) {
+	case MRC_AC_STAT1: return "AC_STAT1";
+	case MRC_DE_IDLE: return "DE_IDLE";
+	case MRC_PT: return "PT";
+	case MRC_DE: return "DE";
+	case MRC_PT_IDLE: return "PT_IDLE";
+	}
+	return "?";
+}
+
+const char *mrp_act_name(enum mrp_act_type t)
+{
+	switch (t) {
+	case MRP_ACT_PORT_STATE: return "port-state";
+	case MRP_ACT_PORT_ROLE: return "port-role";
+	case MRP_ACT_RING_ROLE: return "ring-role";
+	case MRP_ACT_RING_STATE: return "ring-state";
+	case MRP_ACT_START_TEST: return "start-test";
+	case MRP_ACT_SEND_TOPO: return "send-topo";
+	case MRP_ACT_SEND_LINK: return "send-link";
+	case MRP_ACT_SEND_OPTION: return "send-option";
+	case MRP_ACT_FLUSH: return "flush";
+	}
+	return "?";
+}
+
+const char *mrp_sm_mode_name(const struct mrp_sm *sm)
+{
+	if (sm->cfg.role == MRP_ROLE_MRA)
+		return sm->mrm_mode ? "MRA(MRM)" : "MRA(MRC)";
+	return sm->cfg.role == MRP_ROLE_MRM ? "MRM" : "MRC";
+}
+
+const char *mrp_sm_state_name(const struct mrp_sm *sm)
+{
+	return sm->mrm_mode ? mrp_mrm_state_name(sm->mrm_state) :
+			      mrp_mrc_state_name(sm->mrc_state);
+}
+
+const char *mrp_sm_ring_state_name(const struct mrp_sm *sm)
+{
+	if (!sm->mrm_mode)
+		return "-";
+	return sm->mrm_state == MRM_CHK_RC ? "closed" : "open";
+}
+
+/* ---- helpers ---- */
+
+static struct mrp_action *emit(struct mrp_actions *out, enum mrp_act_type t)
+{
+	static struct mrp_action sink;
+	struct mrp_action *a;
+
+	if (out->n >= MRP_MAX_ACTIONS) {
+		out->overflow = true;
+		memset(&sink, 0, sizeof(sink));
+		return &sink;
+	}
+	a = &out->a[out->n++];
+	memset(a, 0, sizeof(*a));
+	a->type = t;
+	return a;
+}
+
+static uint16_t us_to_ms(uint64_t us)
+{
+	uint64_t ms = us / 1000;
+
+	return ms > 0xffff ? 0xffff : (uint16_t)ms;
+}
+
+#define P(sm) ((sm)->prim)
+#define S(sm) ((uint8_t)(1 - (sm)->prim))
+
+static void port_state(struct mrp_sm *sm, unsigned port,
+		       enum mrp_port_state st, struct mrp_actions *out)
+{
+	struct mrp_action *a = emit(out, MRP_ACT_PORT_STATE);
+
+	a->port = (uint8_t)port;
+	a->a = st;
+	sm->pstate[port] = (uint8_t)st;
+}
+
+/* The primary becomes secondary and vice versa. */
+static void swap_ports(struct mrp_sm *sm, struct mrp_actions *out)
+{
+	struct mrp_action *a;
+
+	sm->prim = S(sm);
+	a = emit(out, MRP_ACT_PORT_ROLE);
+	a->port = P(sm);
+	a->a = MRP_PORT_PRIMARY;
+	a = emit(out, MRP_ACT_PORT_ROLE);
+	a->port = S(sm);
+	a->a = MRP_PORT_SECONDARY;
+}
+
+static void ring_state(struct mrp_sm *sm, enum mrp_ring_state st,
+		       struct mrp_actions *out)
+{
+	if (sm->ring_state == (int)st)
+		return;
+	sm->ring_state = st;
+	emit(out, MRP_ACT_RING_STATE)->a = st;
+}
+
+static void set_mrm_state(struct mrp_sm *sm, enum mrm_state s,
+			  struct mrp_actions *out)
+{
+	sm->mrm_state = s;
+	ring_state(sm, s == MRM_CHK_RC ? MRP_RING_CLOSED : MRP_RING_OPEN, out);
+}
+
+static void arm(struct mrp_sm *sm, enum mrp_timer t, uint64_t when)
+{
+	sm->deadline[t] = when ? when : 1;
+}
+
+static void disarm(struct mrp_sm *sm, enum mrp_timer t)
+{
+	sm->deadline[t] = 0;
+}
+
+static void emit_test(struct mrp_sm *sm, uint64_t now,
+		      struct mrp_actions *out)
+{
+	struct mrp_action *a = emit(out, MRP_ACT_START_TEST);
+
+	a->a = sm->test_interval;
+	a->b = sm->cfg.prof.test_max;
+	a->c = sm->cfg.test_period_us;
+	a->d = sm->test_monitor;
+	arm(sm, MRP_T_WATCH, now + sm->cfg.test_period_us / 2);
+}
+
+/* Ask the kernel to send MRP_Test frames at interval (MRM behaviour). */
+static void test_req(struct mrp_sm *sm, uint64_t now, uint32_t interval,
+		     struct mrp_actions *out)
+{
+	if (interval != sm->test_interval || sm->test_monitor) {
+		sm->test_interval = interval;
+		sm->test_monitor = false;
+		emit_test(sm, now, out);
+	}
+	arm(sm, MRP_T_TEST, now + interval);
+}
+
+/* Ask the kernel to watch for a better manager's MRP_Test (MRA as MRC). */
+static void test_monitor_req(struct mrp_sm *sm, uint64_t now,
+			     struct mrp_actions *out)
+{
+	sm->test_interval = sm->cfg.prof.test_interval_us;
+	sm->test_monitor = true;
+	emit_test(sm, now, out);
+	disarm(sm, MRP_T_TEST);
+}
+
+static void flush(struct mrp_sm *sm, struct mrp_actions *out)
+{
+	sm->st.flushes++;
+	emit(out, MRP_ACT_FLUSH);
+}
+
+static void send_topo(struct mrp_sm *sm, uint64_t interval_us,
+		      struct mrp_actions *out)
+{
+	sm->st.topo_sent++;
+	emit(out, MRP_ACT_SEND_TOPO)->a = us_to_ms(interval_us);
+}
+
+/*
+ * MRM: announce a topology change.  time_us 0 means "now": one frame with
+ * interval 0 and an immediate flush.  Otherwise TOPNRmax + 1 frames go out
+ * TOPchgT apart with a decreasing interval, and the MRM flushes its own
+ * FDB together with the last one (interval 0).
+ */
+static void topo_req(struct mrp_sm *sm, uint64_t now, uint32_t time_us,
+		     struct mrp_actions *out)
+{
+	send_topo(sm, (uint64_t)time_us * sm->cfg.prof.topo_max, out);
+	if (!time_us) {
+		disarm(sm, MRP_T_TOPO);
+		flush(sm, out);
+		return;
+	}
+	sm->topo_left = sm->cfg.prof.topo_max ? sm->cfg.prof.topo_max - 1 : 0;
+	arm(sm, MRP_T_TOPO, now + sm->cfg.prof.topo_interval_us);
+}
+
+static void send_link(struct mrp_sm *sm, bool up, struct mrp_actions *out)
+{
+	struct mrp_action *a = emit(out, MRP_ACT_SEND_LINK);
+
+	a->port = P(sm);
+	a->up = up;
+	a->a = us_to_ms((uint64_t)sm->link_left *
+			sm->cfg.prof.link_interval_us);
+	a->b = MRP_PORT_SECONDARY;	/* the port that changed */
+	a->c = sm->cfg.blocked;
+	sm->st.link_sent++;
+}
+
+/* MRC: start a LinkUp / LinkDown series on the primary port. */
+static void link_req(struct mrp_sm *sm, uint64_t now, bool up,
+		     struct mrp_actions *out)
+{
+	sm->link_left = sm->cfg.prof.link_max;
+	sm->link_series_up = up;
+	send_link(sm, up, out);
+	arm(sm, MRP_T_LINK, now + sm->cfg.prof.link_interval_us);
+}
+
+static void fdb_flush_in(struct mrp_sm *sm, uint64_t now, uint16_t ms,
+			 struct mrp_actions *out)
+{
+	if (!ms) {
+		disarm(sm, MRP_T_FDB);
+		flush(sm, out);
+		return;
+	}
+	arm(sm, MRP_T_FDB, now + (uint64_t)ms * 1000);
+}
+
+static void set_self_mgr(struct mrp_sm *sm, uint64_t now)
+{
+	sm->have_mgr = true;
+	sm->mgr_prio = sm->cfg.prio;
+	memcpy(sm->mgr_mac, sm->cfg.mac, 6);
+	sm->mgr_seen = now;
+}
+
+/* ---- setup ---- */
+
+void mrp_sm_init(struct mrp_sm *sm, const struct mrp_sm_cfg *cfg)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->cfg = *cfg;
+	sm->ring_state = -1;
+	sm->pstate[0] = sm->pstate[1] = MRP_PORT_FORWARDING;
+	sm->mrm_mode = cfg->role == MRP_ROLE_MRM || cfg->role == MRP_ROLE_MRA;
+}
+
+void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
+		  struct mrp_actions *out)
+{
+	unsigned i;
+
+	sm->started = true;
+	sm->prim = 0;
+	sm->link[0] = sm->link[1] = false;
+	for (i = 0; i < MRP_T__N; i++)
+		sm->deadline[i] = 0;
+	sm->test_interval = 0;
+	sm->test_monitor = false;
+	sm->add_test = false;
+	sm->no_tc = false;
+	sm->mrm_state = MRM_AC_STAT1;
+	sm->mrc_state = MRC_AC_STAT1;
+	sm->link_left = sm->cfg.prof.link_max;
+	sm->mrm_mode = sm->cfg.role != MRP_ROLE_MRC;
+
+	port_state(sm, 0, MRP_PORT_BLOCKED, out);
+	port_state(sm, 1, MRP_PORT_BLOCKED, out);
+	emit(out, MRP_ACT_RING_ROLE)->a = sm->cfg.role;
+	if (sm->mrm_mode) {
+		sm->ring_state = -1;
+		set_mrm_state(sm, MRM_AC_STAT1, out);
+		set_self_mgr(sm, now);
+	}
+	if (up0)
+		mrp_sm_link(sm, now, 0, true, out);
+	if (up1)
+		mrp_sm_link(sm, now, 1, true, out);
+}
+
+/* ---- MRM ---- */
+
+static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
+		     struct mrp_actions *out)
+{
+	bool on_prim = port == P(sm);
+	uint32_t topo = sm->cfg.prof.topo_interval_us;
+	uint32_t tst = sm->cfg.prof.test_interval_us;
+
+	switch (sm->mrm_state) {
+	case MRM_AC_STAT1:
+		if (!up)
+			break;
+		if (!on_prim)
+			swap_ports(sm, out);
+		port_state(sm, P(sm), MRP_PORT_FORWARDING, out);
+		test_req(sm, now, tst, out);
+		set_mrm_state(sm, MRM_PRM_UP, out);
+		break;
+	case MRM_PRM_UP:
+		if (!up && on_prim) {
+			/* The kernel test keeps running: nothing can be
+			 * sent on links that are down. */
+			disarm(sm, MRP_T_TEST);
+			port_state(sm, P(sm), MRP_PORT_BLOCKED, out);
+			set_mrm_state(sm, MRM_AC_STAT1, out);
+		} else if (up && !on_prim) {
+			sm->no_tc = true;
+			test_req(sm, now, tst, out);
+			set_mrm_state(sm, MRM_CHK_RC, out);
+		}
+		break;
+	case MRM_CHK_RO:
+		if (up)
+			break;
+		if (on_prim) {
+			swap_ports(sm, out);
+			port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+			test_req(sm, now, tst, out);
+			topo_req(sm, now, topo, out);
+			set_mrm_state(sm, MRM_PRM_UP, out);
+		} else {
+			port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+			set_mrm_state(sm, MRM_PRM_UP, out);
+		}
+		break;
+	case MRM_CHK_RC:
+		if (up)
+			break;
+		if (on_prim) {
+			swap_ports(sm, out);
+			port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+			port_state(sm, P(sm), MRP_PORT_FORWARDING, out);
+			test_req(sm, now, tst, out);
+			topo_req(sm, now, topo, out);
+		}
+		sm->st.transitions++;
+		set_mrm_state(sm, MRM_PRM_UP, out);
+		break;
+	}
+}
+
+/* Own MRP_Test frames came back: the ring is closed. */
+static void mrm_test_seen(struct mrp_sm *sm, uint64_t now,
+			  struct mrp_actions *out)
+{
+	uint32_t tst = sm->cfg.prof.test_interval_us;
+
+	switch (sm->mrm_state) {
+	case MRM_AC_STAT1:
+		break;
+	case MRM_PRM_UP:
+		sm->no_tc = false;
+		test_req(sm, now, tst, out);
+		set_mrm_state(sm, MRM_CHK_RC, out);
+		break;
+	case MRM_CHK_RO:
+		port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+		sm->no_tc = false;
+		test_req(sm, now, tst, out);
+		topo_req(sm, now, sm->cfg.react_on_link_change ?
+			 sm->cfg.prof.topo_interval_us : 0, out);
+		set_mrm_state(sm, MRM_CHK_RC, out);
+		break;
+	case MRM_CHK_RC:
+		sm->no_tc = false;
+		break;
+	}
+}
+
+/* Own MRP_Test frames stopped coming back: the ring is open. */
+static void mrm_ring_open(struct mrp_sm *sm, uint64_t now,
+			  struct mrp_actions *out)
+{
+	uint32_t tst = sm->cfg.prof.test_interval_us;
+
+	if (sm->mrm_state != MRM_CHK_RC) {
+		sm->add_test = false;
+		test_req(sm, now, tst, out);
+		return;
+	}
+	port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+	sm->add_test = false;
+	if (!sm->no_tc)
+		topo_req(sm, now, sm->cfg.prof.topo_interval_us, out);
+	test_req(sm, now, tst, out);
+	sm->st.transitions++;
+	set_mrm_state(sm, MRM_CHK_RO, out);
+}
+
+/* MRP_LinkDown / MRP_LinkUp from a client. */
+static void mrm_link_frame(struct mrp_sm *sm, uint64_t now, bool link_up,
+			   bool blocked, struct mrp_actions *out)
+{
+	const struct mrp_profile *pr = &sm->cfg.prof;
+	bool react = sm->cfg.react_on_link_change;
+
+	switch (sm->mrm_state) {
+	case MRM_AC_STAT1:
+		break;
+	case MRM_PRM_UP:
+		if (blocked) {
+			if (sm->add_test)
+				break;
+			sm->add_test = true;
+			test_req(sm, now, pr->test_interval_us, out);
+		} else {
+			if (!link_up)
+				break;
+			if (!sm->add_test) {
+				sm->add_test = true;
+				test_req(sm, now, pr->test_short_us, out);
+			}
+			topo_req(sm, now, 0, out);
+		}
+		break;
+	case MRM_CHK_RO:
+		if (link_up && blocked) {
+			if (!sm->add_test) {
+				sm->add_test = true;
+				test_req(sm, now, pr->test_short_us, out);
+			}
+			break;
+		}
+		if (!link_up) {
+			if (!sm->add_test) {
+				sm->add_test = true;
+				test_req(sm, now, pr->test_short_us, out);
+			}
+			break;
+		}
+		/* LinkUp from a client that cannot block: close now */
+		port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+		if (!sm->add_test) {
+			sm->add_test = true;
+			test_req(sm, now, pr->test_short_us, out);
+		} else {
+			test_req(sm, now, pr->test_interval_us, out);
+		}
+		topo_req(sm, now, 0, out);
+		set_mrm_state(sm, MRM_CHK_RC, out);
+		break;
+	case MRM_CHK_RC:
+		if (!react) {
+			if (blocked && !sm->add_test) {
+				sm->add_test = true;
+				test_req(sm, now, pr->test_short_us, out);
+			}
+			break;
+		}
+		if (!link_up) {
+			/* a client lost a link: open the ring right away */
+			port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+			sm->st.transitions++;
+			topo_req(sm, now, 0, out);
+			set_mrm_state(sm, MRM_CHK_RO, out);
+		} else {
+			topo_req(sm, now, 0, out);
+		}
+		break;
+	}
+}
+
+/* ---- MRC ---- */
+
+static void mrc_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
+		     struct mrp_actions *out)
+{
+	bool on_prim = port == P(sm);
+
+	switch (sm->mrc_state) {
+	case MRC_AC_STAT1:
+		if (!up)
+			break;
+		if (!on_prim)
+			swap_ports(sm, out);
+		port_state(sm, P(sm), MRP_PORT_FORWARDING, out);
+		sm->mrc_state = MRC_DE_IDLE;
+		break;
+	case MRC_DE_IDLE:
+		if (up && !on_prim) {
+			link_req(sm, now, true, out);
+			sm->mrc_state = MRC_PT;
+		} else if (!up && on_prim) {
+			port_state(sm, P(sm), MRP_PORT_BLOCKED, out);
+			sm->mrc_state = MRC_AC_STAT1;
+		}
+		break;
+	case MRC_PT:
+		if (up)
+			break;
+		if (on_prim)
+			swap_ports(sm, out);
+		/* the port that went down is the secondary now */
+		port_state(sm, P(sm), MRP_PORT_FORWARDING, out);
+		port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+		link_req(sm, now, false, out);
+		sm->mrc_state = MRC_DE;
+		break;
+	case MRC_DE:
+		if (up && !on_prim) {
+			link_req(sm, now, true, out);
+			sm->mrc_state = MRC_PT;
+		} else if (!up && on_prim) {
+			sm->link_left = sm->cfg.prof.link_max;
+			disarm(sm, MRP_T_LINK);
+			port_state(sm, P(sm), MRP_PORT_BLOCKED, out);
+			sm->mrc_state = MRC_AC_STAT1;
+		}
+		break;
+	case MRC_PT_IDLE:
+		if (up)
+			break;
+		if (on_prim)
+			swap_ports(sm, out);
+		port_state(sm, S(sm), MRP_PORT_BLOCKED, out);
+		link_req(sm, now, false, out);
+		sm->mrc_state = MRC_DE;
+		break;
+	}
+}
+
+static void mrc_topo(struct mrp_sm *sm, uint64_t now, uint16_t interval_ms,
+		     struct mrp_actions *out)
+{
+	switch (sm->mrc_state) {
+	case MRC_AC_STAT1:
+		break;
+	case MRC_DE_IDLE:
+	case MRC_PT_IDLE:
+		fdb_flush_in(sm, now, interval_ms, out);
+		break;
+	case MRC_PT:
+		sm->link_left = sm->cfg.prof.link_max;
+		disarm(sm, MRP_T_LINK);
+		port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+		fdb_flush_in(sm, now, interval_ms, out);
+		sm->mrc_state = MRC_PT_IDLE;
+		break;
+	case MRC_DE:
+		sm->link_left = sm->cfg.prof.link_max;
+		disarm(sm, MRP_T_LINK);
+		fdb_flush_in(sm, now, interval_ms, out);
+		sm->mrc_state = MRC_DE_IDLE;
+		break;
+	}
+}
+
+/* ---- MRA ---- */
+
+/* MRA acting as MRM gives way to a better manager. */
+static void mra_yield(struct mrp_sm *sm, uint64_t now, uint16_t prio,
+		      const uint8_t mac[6], struct mrp_actions *out)
+{
+	struct mrp_action *a;
+
+	if (sm->mrm_state == MRM_CHK_RC)
+		port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+	disarm(sm, MRP_T_TOPO);
+	disarm(sm, MRP_T_TEST);
+	sm->add_test = false;
+	sm->link_left = sm->cfg.prof.link_max;
+
+	a = emit(out, MRP_ACT_SEND_OPTION);
+	a->a = MRP_SUB_TEST_PROPAGATE;
+	a->prio = prio;
+	memcpy(a->mac, mac, 6);
+	sm->st.option_sent++;
+
+	switch (sm->mrm_state) {
+	case MRM_AC_STAT1: sm->mrc_state = MRC_AC_STAT1; break;
+	case MRM_PRM_UP: sm->mrc_state = MRC_DE_IDLE; break;
+	case MRM_CHK_RO:
+	case MRM_CHK_RC: sm->mrc_state = MRC_PT_IDLE; break;
+	}
+	sm->mrm_mode = false;
+	sm->have_mgr = true;
+	sm->mgr_prio = prio;
+	memcpy(sm->mgr_mac, mac, 6);
+	sm->mgr_seen = now;
+	sm->st.yields++;
+	test_monitor_req(sm, now, out);
+}
+
+/* MRA acting as MRC: the manager's test frames stopped; become MRM. */
+static void mra_takeover(struct mrp_sm *sm, uint64_t now,
+			 struct mrp_actions *out)
+{
+	enum mrm_state ns = MRM_AC_STAT1;
+
+	disarm(sm, MRP_T_LINK);
+	disarm(sm, MRP_T_FDB);
+	sm->link_left = sm->cfg.prof.link_max;
+	switch (sm->mrc_state) {
+	case MRC_AC_STAT1: ns = MRM_AC_STAT1; break;
+	case MRC_DE_IDLE:
+	case MRC_DE: ns = MRM_PRM_UP; break;
+	case MRC_PT: ns = MRM_CHK_RC; break;
+	case MRC_PT_IDLE: ns = MRM_CHK_RO; break;
+	}
+	sm->mrm_mode = true;
+	sm->add_test = false;
+	sm->no_tc = false;
+	set_self_mgr(sm, now);
+	sm->st.takeovers++;
+	set_mrm_state(sm, ns, out);
+	if (ns != MRM_AC_STAT1)
+		test_req(sm, now, sm->cfg.prof.test_short_us, out);
+}
+
+static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
+			   const struct mrp_pdu *pdu, struct mrp_actions *out)
+{
+	struct mrp_action *a;
+
+	if (sm->mrm_mode) {
+		if (mrp_better(pdu->prio, pdu->sa, sm->cfg.prio, sm->cfg.mac)) {
+			mra_yield(sm, now, pdu->prio, pdu->sa, out);
+			return;
+		}
+		/* tell the worse manager to step back */
+		a = emit(out, MRP_ACT_SEND_OPTION);
+		a->a = MRP_SUB_TEST_MGR_NACK;
+		a->prio = pdu->prio;
+		memcpy(a->mac, pdu->sa, 6);
+		sm->st.option_sent++;
+	}
+}
+
+/* ---- entry points ---- */
+
+void mrp_sm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
+		 struct mrp_actions *out)
+{
+	if (!sm->started || port > 1 || sm->link[port] == up)
+		return;
+	sm->link[port] = up;
+	if (sm->mrm_mode)
+		mrm_link(sm, now, port, up, out);
+	else
+		mrc_link(sm, now, port, up, out);
+}
+
+void mrp_sm_ring_open(struct mrp_sm *sm, uint64_t now,
+		      struct mrp_actions *out)
+{
+	if (!sm->started)
+		return;
+	sm->st.ring_open++;
+	if (sm->cfg.role == MRP_ROLE_MRA && !sm->mrm_mode) {
+		mra_takeover(sm, now, out);
+		return;
+	}
+	if (sm->mrm_mode)
+		mrm_ring_open(sm, now, out);
+}
+
+void mrp_sm_test_seen(struct mrp_sm *sm, uint64_t now,
+		      struct mrp_actions *out)
+{
+	if (!sm->started || !sm->mrm_mode)
+		return;
+	mrm_test_seen(sm, now, out);
+}
+
+void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
+		  const struct mrp_pdu *pdu, struct mrp_actions *out)
+{
+	bool own;
+
+	if (!sm->started || port > 1)
+		return;
+	own = !memcmp(pdu->sa, sm->cfg.mac, 6);
+
+	switch (pdu->type) {
+	case MRP_TLV_TEST:
+		sm->st.test_rx++;
+		if (own)
+			break;
+		if (!sm->mrm_mode) {
+			sm->have_mgr = true;
+			sm->mgr_prio = pdu->prio;
+			memcpy(sm->mgr_mac, pdu->sa, 6);
+			sm->mgr_seen = now;
+		}
+		if (sm->cfg.role == MRP_ROLE_MRA)
+			mra_test_frame(sm, now, pdu, out);
+		break;
+	case MRP_TLV_TOPO:
+		sm->st.topo_rx++;
+		if (!sm->mrm_mode)
+			mrc_topo(sm, now, pdu->interval, out);
+		else
+			sm->st.ignored_rx++;
+		break;
+	case MRP_TLV_LINK_DOWN:
+	case MRP_TLV_LINK_UP:
+		sm->st.link_rx++;
+		if (sm->mrm_mode && !own)
+			mrm_link_frame(sm, now, pdu->type == MRP_TLV_LINK_UP,
+				       pdu->blocked != 0, out);
+		else
+			sm->st.ignored_rx++;
+		break;
+	case MRP_TLV_OPTION:
+		sm->st.option_rx++;
+		if (own || sm->cfg.role != MRP_ROLE_MRA)
+			break;
+		if (pdu->sub_type == MRP_SUB_TEST_MGR_NACK && sm->mrm_mode &&
+		    !memcmp(pdu->other_sa, sm->cfg.mac, 6)) {
+			mra_yield(sm, now, pdu->prio, pdu->sa, out);
+		} else if (pdu->sub_type == MRP_SUB_TEST_PROPAGATE &&
+			   !sm->mrm_mode) {
+			sm->have_mgr = true;
+			sm->mgr_prio = pdu->other_prio;
+			memcpy(sm->mgr_mac, pdu->other_sa, 6);
+			sm->mgr_seen = now;
+		}
+		break;
+	default:
+		sm->st.ignored_rx++;
+		break;
+	}
+}
+
+static void timer_fire(struct mrp_sm *sm, enum mrp_timer t, uint64_t now,
+		       struct mrp_actions *out)
+{
+	const struct mrp_profile *pr = &sm->cfg.prof;
+
+	switch (t) {
+	case MRP_T_TOPO:
+		if (sm->topo_left > 0) {
+			send_topo(sm, (uint64_t)sm->topo_left *
+				  pr->topo_interval_us, out);
+			sm->topo_left--;
+			arm(sm, MRP_T_TOPO, now + pr->topo_interval_us);
+		} else {
+			flush(sm, out);
+			send_topo(sm, 0, out);
+		}
+		break;
+	case MRP_T_FDB:
+		flush(sm, out);
+		break;
+	case MRP_T_LINK:
+		if (sm->link_left > 0) {
+			sm->link_left--;
+			send_link(sm, sm->link_series_up, out);
+			arm(sm, MRP_T_LINK, now + pr->link_interval_us);
+		} else {
+			sm->link_left = pr->link_max;
+			if (sm->link_series_up) {
+				port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+				sm->mrc_state = MRC_PT_IDLE;
+			} else {
+				sm->mrc_state = MRC_DE_IDLE;
+			}
+		}
+		break;
+	case MRP_T_TEST:
+		if (sm->mrm_state != MRM_AC_STAT1)
+			sm->add_test = false;
+		break;
+	case MRP_T_WATCH:
+		if (sm->test_interval)
+			emit_test(sm, now, out);
+		break;
+	case MRP_T__N:
+		break;
+	}
+}
+
+void mrp_sm_timer(struct mrp_sm *sm, uint64_t now, struct mrp_actions *out)
+{
+	unsigned guard;
+
+	if (!sm->started)
+		return;
+	/* Fire in deadline order; a timer may re-arm itself. */
+	for (guard = 0; guard < 64; guard++) {
+		int best = -1;
+		unsigned i;
+
+		for (i = 0; i < MRP_T__N; i++) {
+			if (!sm->deadline[i] || sm->deadline[i] > now)
+				continue;
+			if (best < 0 || sm->deadline[i] < sm->deadline[best])
+				best = (int)i;
+		}
+		if (best < 0)
+			return;
+		sm->deadline[best] = 0;
+		timer_fire(sm, (enum mrp_timer)best, now, out);
+	}
+}
+
+uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm)
+{
+	uint64_t best = 0;
+	unsigned i;
+
+	for (i = 0; i < MRP_T__N; i++)
+		if (sm->deadline[i] && (!best || sm->deadline[i] < best))
+			best = sm->deadline[i];
+	return best;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * I/O-free MRP state machines (IEC 62439-2): MRM, MRC and MRA.
+ *
+ * The core never reads a clock and never touches a socket.  Every entry
+ * point takes the current time (microseconds on any monotonic clock) and
+ * appends what has to happen to a list of actions; timers are deadlines
+ * the caller polls with mrp_sm_next_deadline() and fires with
+ * mrp_sm_timer().  Ports are named by their physical index: 0 is the port
+ * configured as primary, 1 the one configured as secondary; the current
+ * primary (which changes when links fail) is sm->prim.
+ */
+#ifndef MRP_SM_H
+#define MRP_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mrp_frame.h"
+
+/* Values as in <linux/mrp_bridge.h> */
+enum mrp_ring_role {
+	MRP_ROLE_DISABLED = 0,
+	MRP_ROLE_MRC = 1,
+	MRP_ROLE_MRM = 2,
+	MRP_ROLE_MRA = 3,
+};
+
+enum mrp_port_state {
+	MRP_PORT_DISABLED = 0,
+	MRP_PORT_BLOCKED = 1,
+	MRP_PORT_FORWARDING = 2,
+	MRP_PORT_NOT_CONNECTED = 3,
+};
+
+enum mrp_port_role {
+	MRP_PORT_PRIMARY = 0,
+	MRP_PORT_SECONDARY = 1,
+};
+
+enum mrp_ring_state {
+	MRP_RING_OPEN = 0,
+	MRP_RING_CLOSED = 1,
+};
+
+enum mrm_state { MRM_AC_STAT1, MRM_PRM_UP, MRM_CHK_RO, MRM_CHK_RC };
+enum mrc_state { MRC_AC_STAT1, MRC_DE_IDLE, MRC_PT, MRC_DE, MRC_PT_IDLE };
+
+/* Recovery profile (IEC 62439-2 Ed. 2, tables 59-62).  Times in us. */
+struct mrp_profile {
+	uint16_t ms;			/* 10, 30, 200 or 500 */
+	uint32_t topo_interval_us;	/* TOPchgT */
+	uint8_t topo_max;		/* TOPNRmax */
+	uint32_t test_short_us;		/* TSTshortT */
+	uint32_t test_interval_us;	/* TSTdefaultT */
+	uint8_t test_max;		/* TSTNRmax (max_miss) */
+	uint32_t link_interval_us;	/* LNKdownT / LNKupT */
+	uint8_t link_max;		/* LNKNRmax */
+};
+
+/* NULL when ms is not a standard profile */
+const struct mrp_profile *mrp_profile_get(unsigned ms);
+
+struct mrp_sm_cfg {
+	enum mrp_ring_role role;	/* MRM, MRC or MRA */
+	struct mrp_profile prof;
+	uint16_t prio;
+	uint8_t mac[6];			/* MRP_SA: the bridge's address */
+	uint32_t test_period_us;	/* START_TEST period; refreshed at 1/2 */
+	bool react_on_link_change;	/* MRM reacts to MRP_LinkChange */
+	uint16_t blocked;		/* MRP_Blocked we advertise as MRC */
+};
+
+/* Fill defaults for a role and profile (prio 0x8000 MRM, 0xA000 MRA). */
+int mrp_sm_cfg_default(struct mrp_sm_cfg *cfg, enum mrp_ring_role role,
+		       unsigned profile_ms);
+
+enum mrp_timer {
+	MRP_T_TOPO,	/* MRM: TopologyChange repetition */
+	MRP_T_FDB,	/* MRC: delayed FDB flush */
+	MRP_T_LINK,	/* MRC: LinkUp / LinkDown repetition */
+	MRP_T_TEST,	/* MRM: end of an additional (short) test */
+	MRP_T_WATCH,	/* refresh START_TEST before its period ends */
+	MRP_T__N,
+};
+
+enum mrp_act_type {
+	MRP_ACT_PORT_STATE,	/* port, a = enum mrp_port_state */
+	MRP_ACT_PORT_ROLE,	/* port, a = enum mrp_port_role */
+	MRP_ACT_RING_ROLE,	/* a = enum mrp_ring_role (kernel role) */
+	MRP_ACT_RING_STATE,	/* a = enum mrp_ring_state */
+	MRP_ACT_START_TEST,	/* a interval us, b max_miss, c period us, d monitor */
+	MRP_ACT_SEND_TOPO,	/* both ports; a = interval ms */
+	MRP_ACT_SEND_LINK,	/* on port; up; a interval ms, b port role, c blocked */
+	MRP_ACT_SEND_OPTION,	/* both ports; a = sub-TLV, prio/mac = other MRM */
+	MRP_ACT_FLUSH,		/* flush the FDB of both ring ports */
+};
+
+struct mrp_action {
+	enum mrp_act_type type;
+	uint8_t port;
+	bool up;
+	uint32_t a, b, c, d;
+	uint16_t prio;
+	uint8_t mac[6];
+};
+
+#define MRP_MAX_ACTIONS 32
+
+struct mrp_actions {
+	unsigned n;
+	bool overflow;
+	struct mrp_action a[MRP_MAX_ACTIONS];
+};
+
+struct mrp_sm_stats {
+	uint32_t transitions;	/* ring open <-> closed, as the standard counts */
+	uint32_t ring_open;	/* loss-of-continuity reports handled */
+	uint32_t topo_sent;
+	uint32_t link_sent;
+	uint32_t option_sent;
+	uint32_t flushes;
+	uint32_t topo_rx;
+	uint32_t link_rx;
+	uint32_t test_rx;
+	uint32_t option_rx;
+	uint32_t ignored_rx;	/* valid frames with nothing to do */
+	uint32_t takeovers;	/* MRA became manager */
+	uint32_t yields;	/* MRA gave up the manager role */
+};
+
+struct mrp_sm {
+	struct mrp_sm_cfg cfg;
+	bool started;
+	bool mrm_mode;		/* behaving as manager (MRM, or MRA as MRM) */
+	enum mrm_state mrm_state;
+	enum mrc_state mrc_state;
+	uint8_t prim;		/* physical index of the current primary */
+	bool link[2];
+	uint8_t pstate[2];	/* last port state set, enum mrp_port_state */
+	int ring_state;		/* last ring state set, -1 none */
+	bool add_test;
+	bool no_tc;
+	uint8_t topo_left;
+	uint8_t link_left;
+	bool link_series_up;
+	uint32_t test_interval;	/* current START_TEST interval, 0 none */
+	bool test_monitor;
+	uint64_t deadline[MRP_T__N];	/* 0 = not armed */
+	/* manager seen in MRP_Test frames (or ourselves as MRM) */
+	bool have_mgr;
+	uint16_t mgr_prio;
+	uint8_t mgr_mac[6];
+	uint64_t mgr_seen;
+	struct mrp_sm_stats st;
+};
+
+void mrp_sm_init(struct mrp_sm *sm, const struct mrp_sm_cfg *cfg);
+/* Take over the ports: block both, set the role, react to links up. */
+void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
+		  struct mrp_actions *out);
+/* Carrier change of a ring port (duplicates are ignored). */
+void mrp_sm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
+		 struct mrp_actions *out);
+/* Kernel reports loss of continuity (IFLA_BRPORT_MRP_RING_OPEN 0 -> 1). */
+void mrp_sm_ring_open(struct mrp_sm *sm, uint64_t now,
+		      struct mrp_actions *out);
+/* Kernel reports own test frames back (IFLA_BRPORT_MRP_RING_OPEN 1 -> 0). */
+void mrp_sm_test_seen(struct mrp_sm *sm, uint64_t now,
+		      struct mrp_actions *out);
+/* A valid MRP frame of our domain arrived on a ring port. */
+void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
+		  const struct mrp_pdu *pdu, struct mrp_actions *out);
+/* Fire every timer whose deadline is <= now. */
+void mrp_sm_timer(struct mrp_sm *sm, uint64_t now, struct mrp_actions *out);
+/* Earliest armed deadline, 0 if none. */
+uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm);
+
+/* Names for display */
+const char *mrp_role_name(enum mrp_ring_role r);
+const char *mrp_port_state_name(unsigned s);
+const char *mrp_mrm_state_name(enum mrm_state s);
+const char *mrp_mrc_state_name(enum mrc_state s);
+const char *mrp_act_name(enum mrp_act_type t);
+/* "MRM", "MRC", or for an MRA "MRA(MRM)" / "MRA(MRC)" */
+const char *mrp_sm_mode_name(const struct mrp_sm *sm);
+/* Ring state as seen by this node: "open", "closed" or "-" (clients) */
+const char *mrp_sm_ring_state_name(const struct mrp_sm *sm);
+/* Current state machine state name */
+const char *mrp_sm_state_name(const struct mrp_sm *sm);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by mrpd and mrpctl: argument parsing, names,
+ * output buffers, the control socket address.
+ */
+#ifndef MRP_UTIL_H
+#define MRP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define MRPD_DEFAULT_SOCKET	"mrpd"
+#define MRPD_MAX_LINE		1024
+#define MRP_TOOLS_VERSION	"1.0"
+
+/* Strict decimal (or 0x hex) parse; false on junk or > max. */
+bool mrp_parse_u32(const char *s, uint32_t max, uint32_t *out);
+/* "mrm" "mrc" "mra" "disabled" -> enum mrp_ring_role, -1 if unknown */
+int mrp_parse_role(const char *s);
+/* "forwarding" "blocked" "disabled" -> enum mrp_port_state, -1 */
+int mrp_parse_port_state(const char *s);
+/* "primary" "secondary" -> enum mrp_port_role, -1 */
+int mrp_parse_port_role(const char *s);
+/* "open" "closed" -> enum mrp_ring_state, -1 */
+int mrp_parse_ring_state(const char *s);
+
+void mrp_mac_str(const uint8_t mac[6], char buf[18]);
+
+/* Growing string buffer */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+void sb_init(struct sbuf *b);
+void sb_free(struct sbuf *b);
+void sb_printf(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append s as a JSON string literal (with quotes). */
+void sb_json_str(struct sbuf *b, const char *s);
+
+/* Abstract unix address "@name" for the control socket. */
+socklen_t mrp_ctl_addr(const char *name, struct sockaddr_un *sun);
+
+/* Split a line into at most max words (modifies line). Returns count,
+ * -1 if there are more than max words. */
+int mrp_split(char *line, char **argv, int max);
+
+#endif

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrpctl - control mrpd, or talk to the kernel's bridge MRP API directly.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_bridge.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mrp_nl.h"
+#include "mrp_sm.h"
+#include "mrp_util.h"
+
+#define EXIT_USAGE	2
+#define EXIT_TIMEOUT	3
+
+static const char *sock_name = MRPD_DEFAULT_SOCKET;
+static bool json;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mrpctl [-s NAME] [-j] COMMAND ...\n"
+"\n"
+"Rings managed by mrpd (the daemon of this network namespace):\n"
+"  mrpctl add BRIDGE ring ID primary PORT secondary PORT role mrm|mrc|mra\n"
+"             [profile 10|30|200|500] [prio N] [interval US] [max-miss N]\n"
+"             [period US] [react 0|1]\n"
+"  mrpctl del BRIDGE ring ID\n"
+"  mrpctl show [-j]\n"
+"  mrpctl ping\n"
+"\n"
+"Kernel MRP API, without mrpd:\n"
+"  mrpctl kernel add BRIDGE ring ID primary PORT secondary PORT [prio N]\n"
+"  mrpctl kernel del BRIDGE ring ID\n"
+"  mrpctl kernel role BRIDGE ring ID mrm|mrc|mra|disabled\n"
+"  mrpctl kernel state BRIDGE ring ID open|closed\n"
+"  mrpctl kernel test BRIDGE ring ID interval US max-miss N period US\n"
+"             [monitor]\n"
+"  mrpctl kernel port-state PORT forwarding|blocked|disabled\n"
+"  mrpctl kernel port-role PORT primary|secondary\n"
+"  mrpctl kernel flush PORT\n"
+"  mrpctl kernel show [-j]\n"
+"\n"
+"Loss-of-continuity events (RTM_NEWLINK with IFLA_BRPORT_MRP_RING_OPEN):\n"
+"  mrpctl monitor [-j] [--count N] [--timeout MS] [--open] [--changes]\n"
+"                 [-- COMMAND ARGS...]\n"
+"     --count N     exit after N events          --timeout MS  give up\n"
+"     --open        only events reporting open   --changes     only changes\n"
+"     -- COMMAND    run COMMAND once listening (race-free triggers)\n"
+"\n"
+"Options:\n"
+"  -s, --socket NAME   mrpd control socket @NAME (default @mrpd)\n"
+"  -j, --json          JSON output (show, kernel show, monitor)\n"
+"  -h, --help          this help     -V, --version   version\n"
+"\n"
+"Exit status: 0 success, 1 error reported by the kernel or mrpd,\n"
+"2 bad arguments, 3 monitor timeout.  See mrpctl(8).\n");
+}
+
+static int usage_err(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mrpctl: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see mrpctl --help)\n");
+	return EXIT_USAGE;
+}
+
+/* ---- daemon commands ---- */
+
+static int daemon_request(const char *line)
+{
+	struct sockaddr_un sun;
+	socklen_t len = mrp_ctl_addr(sock_name, &sun);
+	struct sbuf b;
+	char buf[4096];
+	int fd, ret = 1;
+	size_t n = strlen(line);
+	char *end, *body;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, len) < 0) {
+		fprintf(stderr, "mrpctl: cannot reach mrpd at @%s: %s "
+			"(is mrpd running in this network namespace?)\n",
+			sock_name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+		fprintf(stderr, "mrpctl: send: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	sb_init(&b);
+	for (;;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		sb_printf(&b, "%.*s", (int)r, buf);
+		if (b.len >= 3 && (!strcmp(b.s + b.len - 3, "\n.\n") ||
+				   (b.len == 2 && !strcmp(b.s, ".\n"))))
+			break;
+	}
+	close(fd);
+	if (!b.s || b.len < 3 || strcmp(b.s + b.len - 2, ".\n")) {
+		fprintf(stderr, "mrpctl: incomplete answer from mrpd\n");
+		sb_free(&b);
+		return 1;
+	}
+	b.s[b.len - 2] = 0;	/* drop the terminating "." line */
+	end = strchr(b.s, '\n');
+	body = end ? end + 1 : b.s + strlen(b.s);
+	if (end)
+		*end = 0;
+	if (!strcmp(b.s, "ok")) {
+		fputs(body, stdout);
+		ret = 0;
+	} else if (!strncmp(b.s, "err ", 4)) {
+		char *msg = strchr(b.s + 4, ' ');
+
+		fprintf(stderr, "mrpctl: %s\n", msg ? msg + 1 : b.s);
+	} else {
+		fprintf(stderr, "mrpctl: unexpected answer: %s\n", b.s);
+	}
+	sb_free(&b);
+	return ret;
+}
+
+static int cmd_daemon(int argc, char **argv)
+{
+	struct sbuf b;
+	int i, ret;
+
+	sb_init(&b);
+	if (!strcmp(argv[0], "show")) {
+		sb_printf(&b, "show %s", json ? "json" : "text");
+		for (i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+				b.len = 0;
+				sb_printf(&b, "show json");
+			} else {
+				sb_free(&b);
+				return usage_err("show: unexpected '%s'",
+						 argv[i]);
+			}
+		}
+	} else {
+		for (i = 0; i < argc; i++) {
+			if (strpbrk(argv[i], " \t\r\n") || !argv[i][0]) {
+				sb_free(&b);
+				return usage_err("bad argument '%s'", argv[i]);
+			}
+			sb_printf(&b, "%s%s", i ? " " : "", argv[i]);
+		}
+	}
+	if (b.oom || b.len >= MRPD_MAX_LINE) {
+		sb_free(&b);
+		return usage_err("request too long");
+	}
+	ret = daemon_request(b.s);
+	sb_free(&b);
+	return ret;
+}
+
+/* ---- kernel commands ---- */
+
+static struct mrp_nl nl;
+
+static int kerr(const char *what, int err)
+{
+	fprintf(stderr, "mrpctl: %s: %s\n", what, mrp_nl_strerror(&nl, err));
+	return 1;
+}
+
+static int ifindex_of(const char *name, int *out)
+{
+	unsigned i = if_nametoindex(name);
+
+	if (!i) {
+		fprintf(stderr, "mrpctl: no such interface '%s'\n", name);
+		return -1;
+	}
+	*out = (int)i;
+	return 0;
+}
+
+/* BRIDGE ring ID -> ifindex, id; returns args consumed or -1 */
+static int parse_br_ring(int argc, char **argv, int *br, uint32_t *id)
+{
+	if (argc < 3 || strcmp(argv[1], "ring")) {
+		usage_err("expected BRIDGE ring ID");
+		return -1;
+	}
+	if (!mrp_parse_u32(argv[2], UINT32_MAX, id)) {
+		usage_err("bad ring id '%s'", argv[2]);
+		return -1;
+	}
+	if (ifindex_of(argv[0], br))
+		return -2;
+	return 3;
+}
+
+struct find_ring {
+	int br;
+	uint32_t id;
+	bool found;
+	struct mrp_nl_ring r;
+};
+
+static void find_ring_cb(const struct mrp_nl_ring *r, void *arg)
+{
+	struct find_ring *f = arg;
+
+	if (r->br_ifindex == f->br && r->ring_id == f->id) {
+		f->found = true;
+		f->r = *r;
+	}
+}
+
+static void ifname(int ifindex, char *buf)
+{
+	if (!ifindex || !if_indextoname((unsigned)ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "%s", ifindex ? "?" : "-");
+}
+
+static void print_ring(const struct mrp_nl_ring *r, void *arg)
+{
+	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE], in[IF_NAMESIZE];
+	int *count = arg;
+
+	ifname(r->br_ifindex, br);
+	ifname(r->p_ifindex, p);
+	ifname(r->s_ifindex, s);
+	ifname(r->i_ifindex, in);
+	if (json) {
+		struct sbuf b;
+
+		sb_init(&b);
+		sb_printf(&b, "%s{\"bridge\":", *count ? "," : "");
+		sb_json_str(&b, br);
+		sb_printf(&b, ",\"bridge_ifindex\":%d,\"ring\":%u,"
+			  "\"primary\":", r->br_ifindex, r->ring_id);
+		sb_json_str(&b, p);
+		sb_printf(&b, ",\"primary_ifindex\":%d,\"secondary\":",
+			  r->p_ifindex);
+		sb_json_str(&b, s);
+		sb_printf(&b, ",\"secondary_ifindex\":%d,\"prio\":%u,"
+			  "\"role\":\"%s\",\"ring_state\":\"%s\","
+			  "\"test_interval\":%u,\"test_max_miss\":%u,"
+			  "\"test_monitor\":%s,\"interconnect_ifindex\":%d,"
+			  "\"in_role\":%u,\"in_state\":%u}",
+			  r->s_ifindex, r->prio,
+			  mrp_role_name((enum mrp_ring_role)r->ring_role),
+			  r->ring_state == MRP_RING_CLOSED ? "closed" : "open",
+			  r->test_interval, r->test_max_miss,
+			  r->test_monitor ? "true" : "false", r->i_ifindex,
+			  r->in_role, r->in_state);
+		fputs(b.s ? b.s : "", stdout);
+		sb_free(&b);
+	} else {
+		printf("%s ring %u: role %s ring-state %s prio 0x%04x\n", br,
+		       r->ring_id,
+		       mrp_role_name((enum mrp_ring_role)r->ring_role),
+		       r->ring_state == MRP_RING_CLOSED ? "closed" : "open",
+		       r->prio);
+		printf("  primary %s (%d) secondary %s (%d)\n", p,
+		       r->p_ifindex, s, r->s_ifindex);
+		printf("  test interval %u us max-miss %u monitor %s\n",
+		       r->test_interval, r->test_max_miss,
+		       r->test_monitor ? "yes" : "no");
+		if (r->i_ifindex)
+			printf("  interconnect %s (%d) role %u state %u\n", in,
+			       r->i_ifindex, r->in_role, r->in_state);
+	}
+	(*count)++;
+}
+
+static int cmd_kernel(int argc, char **argv)
+{
+	const char *c;
+	int br = 0, port = 0, n, err, v;
+	uint32_t id = 0, u;
+
+	if (argc < 1)
+		return usage_err("kernel: missing command");
+	c = argv[0];
+	argc--;
+	argv++;
+	err = mrp_nl_open(&nl, 0);
+	if (err) {
+		fprintf(stderr, "mrpctl: rtnetlink: %s\n", strerror(-err));
+		return 1;
+	}
+
+	if (!strcmp(c, "show")) {
+		int count = 0;
+
+		if (argc > 1 || (argc == 1 && strcmp(argv[0], "-j") &&
+				 strcmp(argv[0], "--json")))
+			return usage_err("kernel show: unexpected '%s'",
+					 argv[0]);
+		if (argc == 1)
+			json = true;
+		if (json)
+			printf("{\"rings\":[");
+		err = mrp_nl_dump_rings(&nl, print_ring, &count);
+		if (json)
+			printf("]}\n");
+		else if (!err && !count)
+			printf("no MRP instances\n");
+		return err ? kerr("dump", err) : 0;
+	}
+	if (!strcmp(c, "port-state") || !strcmp(c, "port-role") ||
+	    !strcmp(c, "flush")) {
+		bool flush = !strcmp(c, "flush");
+
+		if (argc != (flush ? 1 : 2))
+			return usage_err("kernel %s: wrong number of "
+					 "arguments", c);
+		if (ifindex_of(argv[0], &port))
+			return 1;
+		if (flush) {
+			err = mrp_nl_port_flush(&nl, port);
+		} else if (c[5] == 's') {
+			v = mrp_parse_port_state(argv[1]);
+			if (v < 0)
+				return usage_err("bad port state '%s' "
+						 "(forwarding|blocked|disabled)",
+						 argv[1]);
+			err = mrp_nl_port_state(&nl, port, (uint32_t)v);
+		} else {
+			v = mrp_parse_port_role(argv[1]);
+			if (v < 0)
+				return usage_err("bad port role '%s' "
+						 "(primary|secondary)", argv[1]);
+			err = mrp_nl_port_role(&nl, port, (uint32_t)v);
+		}
+		return err ? kerr(c, err) : 0;
+	}
+
+	n = parse_br_ring(argc, argv, &br, &id);
+	if (n == -1)
+		return EXIT_USAGE;
+	if (n < 0)
+		return 1;
+	argc -= n;
+	argv += n;
+
+	if (!strcmp(c, "add")) {
+		int p = 0, s = 0, prio = -1, i;
+
+		for (i = 0; i + 1 < argc; i += 2) {
+			if (!strcmp(argv[i], "primary")) {
+				if (ifindex_of(argv[i + 1], &p))
+					return 1;
+			} else if (!strcmp(argv[i], "secondary")) {
+				if (ifindex_of(argv[i + 1], &s))
+					return 1;
+			} else if (!strcmp(argv[i], "prio")) {
+				if (!mrp_parse_u32(argv[i + 1], 0xffff, &u))
+					return usage_err("bad prio '%s'",
+							 argv[i + 1]);
+				prio = (int)u;
+			} else {
+				return usage_err("kernel add: unknown '%s'",
+						 argv[i]);
+			}
+		}
+		if (i != argc || !p || !s)
+			return usage_err("kernel add: needs primary PORT "
+					 "secondary PORT [prio N]");
+		err = mrp_nl_ring_add(&nl, br, id, p, s, prio);
+		if (err == -EINVAL && !nl.ext_msg[0])
+			fprintf(stderr, "mrpctl: hint: the ring id may exist "
+				"already, a port may not belong to the bridge "
+				"or be in another ring\n");
+		return err ? kerr("add", err) : 0;
+	}
+	if (!strcmp(c, "del")) {
+		struct find_ring f = { br, id, false, { 0 } };
+
+		if (argc)
+			return usage_err("kernel del: unexpected '%s'",
+					 argv[0]);
+		err = mrp_nl_dump_rings(&nl, find_ring_cb, &f);
+		if (err)
+			return kerr("dump", err);
+		if (!f.found) {
+			fprintf(stderr, "mrpctl: no MRP ring %u on that "
+				"bridge\n", id);
+			return 1;
+		}
+		err = mrp_nl_ring_del(&nl, br, id, f.r.p_ifindex,
+				      f.r.s_ifindex);
+		return err ? kerr("del", err) : 0;
+	}
+	if (!strcmp(c, "role")) {
+		if (argc != 1 || (v = mrp_parse_role(argv[0])) < 0)
+			return usage_err("kernel role: expected "
+					 "mrm|mrc|mra|disabled");
+		err = mrp_nl_ring_role(&nl, br, id, (uint32_t)v);
+		return err ? kerr("role", err) : 0;
+	}
+	if (!strcmp(c, "state")) {
+		if (argc != 1 || (v = mrp_parse_ring_state(argv[0])) < 0)
+			return usage_err("kernel state: expected "
+					 "open|closed");
+		err = mrp_nl_ring_state(&nl, br, id, (uint32_t)v);
+		return err ? kerr("state", err) : 0;
+	}
+	if (!strcmp(c, "test")) {
+		uint32_t interval = 0, max_miss = 0, period = 0;
+		bool have_i = false, have_m = false, have_p = false;
+		bool monitor = false;
+		int i;
+
+		for (i = 0; i < argc; i++) {
+			const char *k = argv[i];
+
+			if (!strcmp(k, "monitor")) {
+				monitor = true;
+				continue;
+			}
+			if (i + 1 >= argc)
+				return usage_err("kernel test: missing value "
+						 "for '%s'", k);
+			if (!strcmp(k, "interval")) {
+				have_i = mrp_parse_u32(argv[++i], UINT32_MAX,
+						       &interval);
+				if (!have_i)
+					return usage_err("bad interval '%s'",
+							 argv[i]);
+			} else if (!strcmp(k, "max-miss")) {
+				have_m = mrp_parse_u32(argv[++i], UINT32_MAX,
+						       &max_miss);
+				if (!have_m)
+					return usage_err("bad max-miss '%s'",
+							 argv[i]);
+			} else if (!strcmp(k, "period")) {
+				have_p = mrp_parse_u32(argv[++i], UINT32_MAX,
+						       &period);
+				if (!have_p)
+					return usage_err("bad period '%s'",
+							 argv[i]);
+			} else {
+				return usage_err("kernel test: unknown '%s'",
+						 k);
+			}
+		}
+		if (!have_i || !have_m || !have_p)
+			return usage_err("kernel test: needs interval US "
+					 "max-miss N period US");
+		err = mrp_nl_start_test(&nl, br, id, interval, max_miss,
+					period, monitor);
+		return err ? kerr("test", err) : 0;
+	}
+	return usage_err("kernel: unknown command '%s'", c);
+}
+
+/* ---- monitor ---- */
+
+struct mon {
+	bool only_open, only_changes;
+	long count, seen;
+	int last[4096];		/* last ring_open per ifindex, -1 unknown */
+	int last_in[4096];
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void mon_init_cb(const struct mrp_nl_link *l, void *arg)
+{
+	struct mon *m = arg;
+
+	if (l->family != AF_BRIDGE || l->ifindex < 0 || l->ifindex >= 4096)
+		return;
+	if (l->has_ring_open)
+		m->last[l->ifindex] = l->ring_open;
+	if (l->has_in_open)
+		m->last_in[l->ifindex] = l->in_open;
+}
+
+static void mon_event_cb(const struct mrp_nl_link *l, void *arg)
+{
+	struct mon *m = arg;
+	char master[IF_NAMESIZE];
+	bool changed = true;
+	int idx = l->ifindex;
+
+	if (l->family != AF_BRIDGE || l->type != RTM_NEWLINK ||
+	    (!l->has_ring_open && !l->has_in_open))
+		return;
+	if (m->count && m->seen >= m->count)
+		return;
+	if (idx >= 0 && idx < 4096) {
+		changed = (l->has_ring_open && m->last[idx] != l->ring_open) ||
+			  (l->has_in_open && m->last_in[idx] != l->in_open);
+		if (l->has_ring_open)
+			m->last[idx] = l->ring_open;
+		if (l->has_in_open)
+			m->last_in[idx] = l->in_open;
+	}
+	if (m->only_changes && !changed)
+		return;
+	if (m->only_open && !l->ring_open && !l->in_open)
+		return;
+	ifname(l->master, master);
+	if (json) {
+		struct sbuf b;
+
+		sb_init(&b);
+		sb_printf(&b, "{\"time\":%.6f,\"ifindex\":%d,\"ifname\":",
+			  mono_now(), l->ifindex);
+		sb_json_str(&b, l->name);
+		sb_printf(&b, ",\"master\":");
+		sb_json_str(&b, master);
+		sb_printf(&b, ",\"ring_open\":%s,\"in_open\":%s,"
+			  "\"changed\":%s}\n",
+			  l->ring_open ? "true" : "false",
+			  l->in_open ? "true" : "false",
+			  changed ? "true" : "false");
+		fputs(b.s ? b.s : "", stdout);
+		sb_free(&b);
+	} else {
+		printf("%.6f %s (%d) master %s ring %s in %s%s\n", mono_now(),
+		       l->name, l->ifindex, master,
+		       l->ring_open ? "open" : "closed",
+		       l->in_open ? "open" : "closed",
+		       changed ? "" : " (unchanged)");
+	}
+	fflush(stdout);
+	m->seen++;
+}
+
+static int cmd_monitor(int argc, char **argv)
+{
+	struct mon *m = calloc(1, sizeof(*m));
+	long timeout = -1;
+	double deadline = 0;
+	char **cmd = NULL;
+	pid_t child = -1;
+	int i, err, ret = 0;
+	uint32_t u;
+
+	if (!m)
+		return 1;
+	for (i = 0; i < 4096; i++)
+		m->last[i] = m->last_in[i] = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			if (i + 1 >= argc)
+				return usage_err("monitor: -- needs a command"
+						 );
+			cmd = &argv[i + 1];
+			break;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--open")) {
+			m->only_open = true;
+		} else if (!strcmp(a, "--changes")) {
+			m->only_changes = true;
+		} else if (!strcmp(a, "--count") || !strcmp(a, "--timeout")) {
+			if (i + 1 >= argc ||
+			    !mrp_parse_u32(argv[i + 1], 0x7fffffff, &u))
+				return usage_err("monitor: %s needs a number",
+						 a);
+			if (a[2] == 'c')
+				m->count = u;
+			else
+				timeout = u;
+			i++;
+		} else {
+			return usage_err("monitor: unknown option '%s'", a);
+		}
+	}
+	err = mrp_nl_open(&nl, RTMGRP_LINK);
+	if (!err) {
+		struct mrp_nl req;
+
+		/* baseline for --changes, taken after subscribing */
+		err = mrp_nl_open(&req, 0);
+		if (!err) {
+			err = mrp_nl_dump_links(&req, AF_BRIDGE, mon_init_cb, m);
+			mrp_nl_close(&req);
+		}
+	}
+	if (err) {
+		fprintf(stderr, "mrpctl: rtnetlink: %s\n", strerror(-err));
+		return 1;
+	}
+	if (timeout >= 0)
+		deadline = mono_now() + (double)timeout / 1000.0;
+	if (cmd) {
+		fflush(stdout);
+		child = fork();
+		if (child == 0) {
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "mrpctl: %s: %s\n", cmd[0],
+				strerror(errno));
+			_exit(127);
+		}
+		if (child < 0) {
+			fprintf(stderr, "mrpctl: fork: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	while (!m->count || m->seen < m->count) {
+		struct pollfd pfd = { mrp_nl_fd(&nl), POLLIN, 0 };
+		int wait_ms = -1, r;
+
+		if (timeout >= 0) {
+			double left = deadline - mono_now();
+
+			if (left <= 0) {
+				fprintf(stderr, "mrpctl: monitor: timeout "
+					"after %ld ms (%ld event(s))\n",
+					timeout, m->seen);
+				ret = EXIT_TIMEOUT;
+				break;
+			}
+			wait_ms = (int)(left * 1000.0) + 1;
+		}
+		r = poll(&pfd, 1, wait_ms);
+		if (r < 0 && errno != EINTR) {
+			ret = 1;
+			break;
+		}
+		if (r > 0) {
+			err = mrp_nl_read_events(&nl, mon_event_cb, m);
+			if (err == -ENOBUFS)
+				fprintf(stderr, "mrpctl: monitor: events "
+					"lost\n");
+			else if (err)
+				fprintf(stderr, "mrpctl: monitor: %s\n",
+					strerror(-err));
+		}
+	}
+	if (child > 0) {
+		int st = 0;
+
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "mrpctl: monitor: command %s failed\n",
+				cmd[0]);
+			if (!ret)
+				ret = 1;
+		}
+	}
+	mrp_nl_close(&nl);
+	free(m);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int o, ret;
+
+	/* options before the command only; the rest belongs to it */
+	while ((o = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
+		switch (o) {
+		case 's': sock_name = optarg; break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("mrpctl %s\n", MRP_TOOLS_VERSION); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[0], "kernel")) {
+		ret = cmd_kernel(argc - 1, argv + 1);
+		mrp_nl_close(&nl);
+		return ret;
+	}
+	if (!strcmp(argv[0], "monitor"))
+		return cmd_monitor(argc, argv);
+	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del") ||
+	    !strcmp(argv[0], "show") || !strcmp(argv[0], "ping") ||
+	    !strcmp(argv[0], "version"))
+		return cmd_daemon(argc, argv);
+	return usage_err("unknown command '%s'", argv[0]);
+}

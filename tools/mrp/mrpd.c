@@ -1,0 +1,1564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrpd - userspace MRP (IEC 62439-2) manager for the Linux bridge.
+ *
+ * One daemon per network namespace handles every MRP ring of every bridge
+ * there.  The bridge (or a switchdev driver under it) sends and checks
+ * MRP_Test frames; mrpd runs the MRM/MRC/MRA state machines (mrp_sm.c),
+ * sends TopologyChange/LinkChange/Option frames on a packet socket and
+ * drives the kernel over rtnetlink (mrp_nl.c).
+ *
+ * Event loop: epoll over an rtnetlink listener, the packet socket, a
+ * timerfd armed at the earliest state machine deadline, a signalfd and an
+ * abstract unix control socket ("@mrpd").
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mrp_frame.h"
+#include "mrp_nl.h"
+#include "mrp_sm.h"
+#include "mrp_util.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP (1 << 16)
+#endif
+
+#define MAX_CLIENTS	16
+#define MAX_RINGS	64
+#define CLIENT_OUT_MAX	(256 * 1024)
+
+struct port {
+	int ifindex;
+	char name[IF_NAMESIZE];
+	uint8_t mac[6];
+	bool up;
+	int loc;		/* last IFLA_BRPORT_MRP_RING_OPEN seen */
+};
+
+struct counters {
+	uint64_t rx, rx_malformed, rx_foreign, tx, tx_err, nl_err;
+};
+
+struct ring {
+	struct ring *next;
+	int br_ifindex;
+	char br_name[IF_NAMESIZE];
+	uint32_t id;
+	struct port port[2];
+	struct mrp_sm sm;
+	uint16_t seq;
+	bool adopted;
+	uint64_t created_us;
+	struct counters c;
+	char last_err[200];
+};
+
+struct client {
+	int fd;
+	char in[MRPD_MAX_LINE + 1];
+	size_t in_len;
+	struct sbuf out;
+	size_t out_off;
+	bool closing;
+};
+
+static struct {
+	const char *sock_name;
+	const char *pidfile;
+	const char *logfile;
+	bool daemon;
+	bool clean_stale;
+	bool keep_on_exit;
+	int verbose;
+	unsigned default_profile;
+
+	struct mrp_nl req;	/* requests */
+	struct mrp_nl ev;	/* RTNLGRP_LINK listener */
+	int pkt_fd, timer_fd, sig_fd, ctl_fd, ep_fd;
+	struct ring *rings;
+	unsigned nrings;
+	struct client clients[MAX_CLIENTS];
+	struct counters global;	/* frames on no ring port */
+	uint64_t bad_requests;
+	bool stop;
+	FILE *log;
+} g = {
+	.sock_name = MRPD_DEFAULT_SOCKET,
+	.default_profile = 200,
+	.pkt_fd = -1, .timer_fd = -1, .sig_fd = -1, .ctl_fd = -1, .ep_fd = -1,
+};
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void logmsg(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void logmsg(int level, const char *fmt, ...)
+{
+	va_list ap;
+	uint64_t t;
+	FILE *f = g.log ? g.log : stderr;
+
+	if (level > g.verbose)
+		return;
+	t = now_us();
+	fprintf(f, "[%llu.%06llu] ", (unsigned long long)(t / 1000000),
+		(unsigned long long)(t % 1000000));
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+#define LOG(...) logmsg(0, __VA_ARGS__)
+#define DBG(...) logmsg(1, __VA_ARGS__)
+
+static void ring_err(struct ring *r, const char *what, int err)
+{
+	r->c.nl_err++;
+	snprintf(r->last_err, sizeof(r->last_err), "%s: %s", what,
+		 mrp_nl_strerror(&g.req, err));
+	LOG("%s ring %u: %s", r->br_name, r->id, r->last_err);
+}
+
+/* ---- frame transmission ---- */
+
+static void send_frame(struct ring *r, unsigned pi, const uint8_t *buf,
+		       size_t len)
+{
+	struct sockaddr_ll sll;
+	struct port *p = &r->port[pi];
+
+	if (!p->up || !len)
+		return;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = p->ifindex;
+	sll.sll_protocol = htons(MRP_ETHERTYPE);
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, buf, 6);
+	if (sendto(g.pkt_fd, buf, len, 0, (struct sockaddr *)&sll,
+		   sizeof(sll)) < 0) {
+		r->c.tx_err++;
+		DBG("%s: send failed: %s", p->name, strerror(errno));
+		return;
+	}
+	r->c.tx++;
+}
+
+static void fill_tx(struct ring *r, unsigned pi, struct mrp_tx *tx)
+{
+	memset(tx, 0, sizeof(*tx));
+	memcpy(tx->src, r->port[pi].mac, 6);
+	memcpy(tx->sa, r->sm.cfg.mac, 6);
+	tx->prio = r->sm.cfg.prio;
+	tx->seq = ++r->seq;
+}
+
+/* ---- applying state machine actions ---- */
+
+static int apply(struct ring *r, const struct mrp_actions *acts)
+{
+	uint8_t buf[MRP_MAX_FRAME];
+	struct mrp_tx tx;
+	unsigned i, pi;
+	int first_err = 0, err;
+
+	if (acts->overflow)
+		LOG("%s ring %u: action list overflow", r->br_name, r->id);
+	for (i = 0; i < acts->n; i++) {
+		const struct mrp_action *a = &acts->a[i];
+		size_t len;
+
+		err = 0;
+		DBG("%s ring %u: %s port=%u a=%u b=%u c=%u d=%u [%s %s]",
+		    r->br_name, r->id, mrp_act_name(a->type), a->port, a->a,
+		    a->b, a->c, a->d, mrp_sm_mode_name(&r->sm),
+		    mrp_sm_state_name(&r->sm));
+		switch (a->type) {
+		case MRP_ACT_PORT_STATE:
+			err = mrp_nl_port_state(&g.req,
+						r->port[a->port].ifindex, a->a);
+			if (err)
+				ring_err(r, "port state", err);
+			break;
+		case MRP_ACT_PORT_ROLE:
+			err = mrp_nl_port_role(&g.req,
+					       r->port[a->port].ifindex, a->a);
+			if (err)
+				ring_err(r, "port role", err);
+			break;
+		case MRP_ACT_RING_ROLE:
+			err = mrp_nl_ring_role(&g.req, r->br_ifindex, r->id,
+					       a->a);
+			if (err)
+				ring_err(r, "ring role", err);
+			break;
+		case MRP_ACT_RING_STATE:
+			err = mrp_nl_ring_state(&g.req, r->br_ifindex, r->id,
+						a->a);
+			if (err)
+				ring_err(r, "ring state", err);
+			else
+				LOG("%s ring %u: ring %s", r->br_name, r->id,
+				    a->a == MRP_RING_CLOSED ? "closed" : "open");
+			break;
+		case MRP_ACT_START_TEST:
+			err = mrp_nl_start_test(&g.req, r->br_ifindex, r->id,
+						a->a, a->b, a->c, a->d);
+			if (err)
+				ring_err(r, "start test", err);
+			if (a->d)	/* monitor: watch for the next loss */
+				r->port[0].loc = r->port[1].loc = 0;
+			break;
+		case MRP_ACT_SEND_TOPO:
+			for (pi = 0; pi < 2; pi++) {
+				fill_tx(r, pi, &tx);
+				len = mrp_build_topo(buf, sizeof(buf), &tx,
+						     (uint16_t)a->a);
+				send_frame(r, pi, buf, len);
+			}
+			break;
+		case MRP_ACT_SEND_LINK:
+			fill_tx(r, a->port, &tx);
+			len = mrp_build_link(buf, sizeof(buf), &tx, a->up,
+					     (uint16_t)a->b, (uint16_t)a->a,
+					     (uint16_t)a->c);
+			send_frame(r, a->port, buf, len);
+			break;
+		case MRP_ACT_SEND_OPTION:
+			for (pi = 0; pi < 2; pi++) {
+				fill_tx(r, pi, &tx);
+				len = mrp_build_option(buf, sizeof(buf), &tx,
+						       (enum mrp_subtlv)a->a,
+						       a->prio, a->mac);
+				send_frame(r, pi, buf, len);
+			}
+			break;
+		case MRP_ACT_FLUSH:
+			for (pi = 0; pi < 2; pi++) {
+				err = mrp_nl_port_flush(&g.req,
+							r->port[pi].ifindex);
+				if (err)
+					ring_err(r, "fdb flush", err);
+			}
+			DBG("%s ring %u: fdb flushed", r->br_name, r->id);
+			break;
+		}
+		if (err && !first_err)
+			first_err = err;
+	}
+	return first_err;
+}
+
+/* ---- rings ---- */
+
+static struct ring *ring_find(int br, uint32_t id)
+{
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next)
+		if (r->br_ifindex == br && r->id == id)
+			return r;
+	return NULL;
+}
+
+static struct ring *ring_by_port(int ifindex, unsigned *pi)
+{
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next) {
+		if (r->port[0].ifindex == ifindex) {
+			*pi = 0;
+			return r;
+		}
+		if (r->port[1].ifindex == ifindex) {
+			*pi = 1;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static void ring_unlink(struct ring *r)
+{
+	struct ring **pp;
+
+	for (pp = &g.rings; *pp; pp = &(*pp)->next) {
+		if (*pp == r) {
+			*pp = r->next;
+			g.nrings--;
+			break;
+		}
+	}
+	free(r);
+}
+
+/* Current state of the interfaces a ring uses. */
+struct link_query {
+	int want[3];		/* bridge, port0, port1 */
+	struct mrp_nl_link l[3];
+	bool found[3];
+};
+
+static void link_query_cb(const struct mrp_nl_link *l, void *arg)
+{
+	struct link_query *q = arg;
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		if (q->want[i] != l->ifindex)
+			continue;
+		if (l->family == AF_BRIDGE) {
+			/* only the MRP flags of the port */
+			q->l[i].has_ring_open = l->has_ring_open;
+			q->l[i].ring_open = l->ring_open;
+		} else {
+			bool ro = q->l[i].has_ring_open, v = q->l[i].ring_open;
+
+			q->l[i] = *l;
+			q->l[i].has_ring_open = ro;
+			q->l[i].ring_open = v;
+			q->found[i] = true;
+		}
+	}
+}
+
+static int query_links(struct link_query *q)
+{
+	int err;
+
+	memset(q->l, 0, sizeof(q->l));
+	memset(q->found, 0, sizeof(q->found));
+	err = mrp_nl_dump_links(&g.req, AF_UNSPEC, link_query_cb, q);
+	if (!err)
+		err = mrp_nl_dump_links(&g.req, AF_BRIDGE, link_query_cb, q);
+	return err;
+}
+
+static bool link_is_up(unsigned flags)
+{
+	return (flags & IFF_UP) && (flags & IFF_LOWER_UP);
+}
+
+static void ring_start(struct ring *r, const struct link_query *q)
+{
+	struct mrp_actions acts = { 0 };
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		const struct mrp_nl_link *l = &q->l[i + 1];
+
+		snprintf(r->port[i].name, IF_NAMESIZE, "%s", l->name);
+		memcpy(r->port[i].mac, l->mac, 6);
+		r->port[i].up = link_is_up(l->flags);
+		r->port[i].loc = l->has_ring_open ? l->ring_open : 0;
+	}
+	mrp_sm_start(&r->sm, now_us(), r->port[0].up, r->port[1].up, &acts);
+	apply(r, &acts);
+}
+
+struct ring_args {
+	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE];
+	uint32_t id;
+	int role;
+	unsigned profile;
+	int prio;
+	uint32_t interval, max_miss, period;
+	int react;
+};
+
+static int check_links(struct link_query *q, char *err, size_t errlen,
+		       const struct ring_args *a)
+{
+	static const char *what[3] = { "bridge", "primary port",
+				       "secondary port" };
+	const char *names[3] = { a->br, a->p, a->s };
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		if (!q->found[i]) {
+			snprintf(err, errlen, "%s %s does not exist", what[i],
+				 names[i]);
+			return -ENODEV;
+		}
+	}
+	if (!q->l[0].is_bridge) {
+		snprintf(err, errlen, "%s is not a bridge", a->br);
+		return -EINVAL;
+	}
+	for (i = 1; i < 3; i++) {
+		if (q->l[i].master != q->want[0]) {
+			snprintf(err, errlen, "%s is not a port of %s",
+				 names[i], a->br);
+			return -EINVAL;
+		}
+		if (!q->l[i].has_mac) {
+			snprintf(err, errlen, "%s has no MAC address",
+				 names[i]);
+			return -EINVAL;
+		}
+	}
+	if (!q->l[0].has_mac) {
+		snprintf(err, errlen, "%s has no MAC address", a->br);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Create (or, if adopt, take over an existing kernel instance). */
+static int ring_create(const struct ring_args *a, bool adopt, char *err,
+		       size_t errlen)
+{
+	struct link_query q;
+	struct mrp_sm_cfg cfg;
+	struct ring *r, *o;
+	int e;
+
+	memset(&q, 0, sizeof(q));
+	q.want[0] = (int)if_nametoindex(a->br);
+	q.want[1] = (int)if_nametoindex(a->p);
+	q.want[2] = (int)if_nametoindex(a->s);
+	if (!q.want[0] || !q.want[1] || !q.want[2]) {
+		snprintf(err, errlen, "%s does not exist",
+			 !q.want[0] ? a->br : !q.want[1] ? a->p : a->s);
+		return -ENODEV;
+	}
+	if (q.want[1] == q.want[2]) {
+		snprintf(err, errlen, "primary and secondary must differ");
+		return -EINVAL;
+	}
+	if (ring_find(q.want[0], a->id)) {
+		snprintf(err, errlen, "ring %u already exists on %s", a->id,
+			 a->br);
+		return -EEXIST;
+	}
+	for (o = g.rings; o; o = o->next) {
+		unsigned i;
+
+		for (i = 0; i < 2; i++) {
+			if (o->port[i].ifindex == q.want[1] ||
+			    o->port[i].ifindex == q.want[2]) {
+				snprintf(err, errlen,
+					 "%s is already in ring %u of %s",
+					 o->port[i].name, o->id, o->br_name);
+				return -EBUSY;
+			}
+		}
+	}
+	if (g.nrings >= MAX_RINGS) {
+		snprintf(err, errlen, "too many rings");
+		return -ENOSPC;
+	}
+	e = query_links(&q);
+	if (e) {
+		snprintf(err, errlen, "reading links: %s", strerror(-e));
+		return e;
+	}
+	e = check_links(&q, err, errlen, a);
+	if (e)
+		return e;
+
+	if (mrp_sm_cfg_default(&cfg, (enum mrp_ring_role)a->role,
+			       a->profile) < 0) {
+		snprintf(err, errlen, "bad role or profile");
+		return -EINVAL;
+	}
+	if (a->prio >= 0)
+		cfg.prio = (uint16_t)a->prio;
+	if (a->interval)
+		cfg.prof.test_interval_us = a->interval;
+	if (a->max_miss)
+		cfg.prof.test_max = (uint8_t)a->max_miss;
+	if (a->period)
+		cfg.test_period_us = a->period;
+	if (a->react >= 0)
+		cfg.react_on_link_change = a->react;
+	memcpy(cfg.mac, q.l[0].mac, 6);
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->br_ifindex = q.want[0];
+	snprintf(r->br_name, sizeof(r->br_name), "%s", q.l[0].name);
+	r->id = a->id;
+	r->port[0].ifindex = q.want[1];
+	r->port[1].ifindex = q.want[2];
+	r->adopted = adopt;
+	r->created_us = now_us();
+	mrp_sm_init(&r->sm, &cfg);
+
+	if (!adopt) {
+		e = mrp_nl_ring_add(&g.req, r->br_ifindex, r->id,
+				    r->port[0].ifindex, r->port[1].ifindex,
+				    cfg.prio);
+		if (e) {
+			snprintf(err, errlen, "kernel refused the ring: %s%s",
+				 mrp_nl_strerror(&g.req, e),
+				 e == -EINVAL && !g.req.ext_msg[0] ?
+				 " (ring id in use, port not in the bridge or "
+				 "already in a ring?)" : "");
+			free(r);
+			return e;
+		}
+	}
+	r->next = g.rings;
+	g.rings = r;
+	g.nrings++;
+	ring_start(r, &q);
+	if (r->c.nl_err) {
+		/* The kernel refused part of the setup (e.g. the role):
+		 * report it and do not leave a half-configured ring. */
+		snprintf(err, errlen, "%s", r->last_err);
+		mrp_nl_ring_del(&g.req, r->br_ifindex, r->id,
+				r->port[0].ifindex, r->port[1].ifindex);
+		ring_unlink(r);
+		return -EIO;
+	}
+	LOG("%s ring %u %s: %s primary %s secondary %s profile %u prio 0x%04x",
+	    r->br_name, r->id, adopt ? "reclaimed" : "added",
+	    mrp_role_name(cfg.role), r->port[0].name, r->port[1].name,
+	    cfg.prof.ms, cfg.prio);
+	return 0;
+}
+
+static void ring_delete(struct ring *r, bool kernel)
+{
+	if (kernel) {
+		int e = mrp_nl_ring_del(&g.req, r->br_ifindex, r->id,
+					r->port[0].ifindex,
+					r->port[1].ifindex);
+
+		if (e && e != -ENODEV)
+			LOG("%s ring %u: delete: %s", r->br_name, r->id,
+			    mrp_nl_strerror(&g.req, e));
+	}
+	LOG("%s ring %u removed", r->br_name, r->id);
+	ring_unlink(r);
+}
+
+/* ---- stale kernel instances ---- */
+
+struct stale {
+	struct mrp_nl_ring r[MAX_RINGS];
+	unsigned n;
+};
+
+static void stale_cb(const struct mrp_nl_ring *r, void *arg)
+{
+	struct stale *s = arg;
+
+	if (s->n < MAX_RINGS)
+		s->r[s->n++] = *r;
+}
+
+static unsigned profile_from_interval(uint32_t us)
+{
+	switch (us) {
+	case 500: case 1000: return 10;
+	case 3500: return 30;
+	case 10000: case 20000: return 200;
+	case 30000: case 50000: return 500;
+	}
+	return g.default_profile;
+}
+
+static void handle_stale(void)
+{
+	struct stale *s = calloc(1, sizeof(*s));
+	unsigned i;
+	int e;
+
+	if (!s)
+		return;
+	e = mrp_nl_dump_rings(&g.req, stale_cb, s);
+	if (e)
+		LOG("reading MRP instances: %s", mrp_nl_strerror(&g.req, e));
+	for (i = 0; i < s->n; i++) {
+		const struct mrp_nl_ring *k = &s->r[i];
+		struct ring_args a;
+		char err[256] = "";
+
+		memset(&a, 0, sizeof(a));
+		if (!if_indextoname((unsigned)k->br_ifindex, a.br) ||
+		    !if_indextoname((unsigned)k->p_ifindex, a.p) ||
+		    !if_indextoname((unsigned)k->s_ifindex, a.s))
+			continue;
+		if (g.clean_stale || k->ring_role == MRP_ROLE_DISABLED) {
+			e = mrp_nl_ring_del(&g.req, k->br_ifindex, k->ring_id,
+					    k->p_ifindex, k->s_ifindex);
+			LOG("%s ring %u: stale instance %s", a.br, k->ring_id,
+			    e ? mrp_nl_strerror(&g.req, e) : "deleted");
+			continue;
+		}
+		a.id = k->ring_id;
+		a.role = (int)k->ring_role;
+		a.profile = profile_from_interval(k->test_interval);
+		a.prio = k->prio;
+		a.react = -1;
+		e = ring_create(&a, true, err, sizeof(err));
+		if (e) {
+			LOG("%s ring %u: cannot reclaim (%s), deleting", a.br,
+			    a.id, err);
+			mrp_nl_ring_del(&g.req, k->br_ifindex, k->ring_id,
+					k->p_ifindex, k->s_ifindex);
+		}
+	}
+	free(s);
+}
+
+/* ---- rtnetlink events ---- */
+
+static void on_link(const struct mrp_nl_link *l, void *arg)
+{
+	struct ring *r, *next;
+	uint64_t now = now_us();
+
+	(void)arg;
+	for (r = g.rings; r; r = next) {
+		struct mrp_actions acts = { 0 };
+		unsigned i;
+
+		next = r->next;
+		if (l->ifindex == r->br_ifindex) {
+			if (l->type == RTM_DELLINK && l->family != AF_BRIDGE) {
+				LOG("%s ring %u: bridge deleted", r->br_name,
+				    r->id);
+				ring_delete(r, false);
+			} else if (l->family == AF_UNSPEC && l->has_mac &&
+				   memcmp(l->mac, r->sm.cfg.mac, 6)) {
+				memcpy(r->sm.cfg.mac, l->mac, 6);
+			}
+			continue;
+		}
+		for (i = 0; i < 2; i++) {
+			struct port *p = &r->port[i];
+
+			if (l->ifindex != p->ifindex)
+				continue;
+			if (l->family == AF_UNSPEC &&
+			    (l->type == RTM_DELLINK ||
+			     l->master != r->br_ifindex)) {
+				LOG("%s ring %u: port %s %s", r->br_name,
+				    r->id, p->name,
+				    l->type == RTM_DELLINK ? "deleted" :
+				    "left the bridge");
+				/* the bridge dropped the instance with it */
+				ring_delete(r, false);
+				goto next_ring;
+			}
+			if (l->family == AF_BRIDGE) {
+				if (l->type != RTM_NEWLINK ||
+				    !l->has_ring_open ||
+				    (int)l->ring_open == p->loc)
+					continue;
+				p->loc = l->ring_open;
+				DBG("%s: MRP ring %s", p->name,
+				    l->ring_open ? "open" : "closed");
+				if (l->ring_open)
+					mrp_sm_ring_open(&r->sm, now, &acts);
+				else
+					mrp_sm_test_seen(&r->sm, now, &acts);
+			} else if (l->type == RTM_NEWLINK) {
+				bool up = link_is_up(l->flags);
+
+				if (l->has_mac)
+					memcpy(p->mac, l->mac, 6);
+				if (l->name[0])
+					snprintf(p->name, IF_NAMESIZE, "%s",
+						 l->name);
+				if (up != p->up) {
+					LOG("%s ring %u: %s link %s",
+					    r->br_name, r->id, p->name,
+					    up ? "up" : "down");
+					p->up = up;
+					mrp_sm_link(&r->sm, now, i, up, &acts);
+				}
+			}
+		}
+		apply(r, &acts);
+next_ring:
+		;
+	}
+}
+
+static void resync(void)
+{
+	struct { int br; uint32_t id; } keys[MAX_RINGS];
+	unsigned n = 0, k;
+	struct ring *r;
+
+	/* Events were lost: compare every ring with the kernel. */
+	for (r = g.rings; r && n < MAX_RINGS; r = r->next) {
+		keys[n].br = r->br_ifindex;
+		keys[n++].id = r->id;
+	}
+	for (k = 0; k < n; k++) {
+		struct link_query q;
+		unsigned i;
+
+		r = ring_find(keys[k].br, keys[k].id);
+		if (!r)
+			continue;
+		memset(&q, 0, sizeof(q));
+		q.want[0] = r->br_ifindex;
+		q.want[1] = r->port[0].ifindex;
+		q.want[2] = r->port[1].ifindex;
+		if (query_links(&q))
+			continue;
+		if (!q.found[0]) {
+			ring_delete(r, false);
+			continue;
+		}
+		for (i = 1; i < 3; i++) {
+			struct mrp_nl_link l = q.l[i];
+
+			if (!q.found[i]) {
+				memset(&l, 0, sizeof(l));
+				l.ifindex = q.want[i];
+				l.type = RTM_DELLINK;
+				l.family = AF_UNSPEC;
+			}
+			on_link(&l, NULL);
+			if (!ring_find(keys[k].br, keys[k].id))
+				break;
+			if (q.found[i] && q.l[i].has_ring_open) {
+				l.family = AF_BRIDGE;
+				l.type = RTM_NEWLINK;
+				on_link(&l, NULL);
+			}
+		}
+	}
+}
+
+static void handle_netlink(void)
+{
+	int e = mrp_nl_read_events(&g.ev, on_link, NULL);
+
+	if (e == -ENOBUFS) {
+		LOG("netlink events lost, resynchronising");
+		resync();
+	} else if (e) {
+		LOG("netlink: %s", strerror(-e));
+	}
+}
+
+/* ---- packets ---- */
+
+static void handle_packet(void)
+{
+	uint8_t buf[2048];
+	int budget;
+
+	for (budget = 0; budget < 256; budget++) {
+		struct sockaddr_ll sll;
+		socklen_t sl = sizeof(sll);
+		struct mrp_actions acts = { 0 };
+		struct mrp_pdu pdu;
+		enum mrp_parse_err pe;
+		struct ring *r;
+		unsigned pi;
+		ssize_t n;
+
+		n = recvfrom(g.pkt_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&sll, &sl);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR)
+				LOG("packet socket: %s", strerror(errno));
+			return;
+		}
+		if (sll.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		r = ring_by_port(sll.sll_ifindex, &pi);
+		if (!r) {
+			g.global.rx_foreign++;
+			continue;
+		}
+		r->c.rx++;
+		if ((size_t)n > sizeof(buf)) {
+			r->c.rx_malformed++;
+			continue;
+		}
+		pe = mrp_parse(buf, (size_t)n, &pdu);
+		if (pe != MRP_PARSE_OK) {
+			r->c.rx_malformed++;
+			DBG("%s: malformed MRP frame: %s", r->port[pi].name,
+			    mrp_parse_strerror(pe));
+			continue;
+		}
+		if (pdu.has_common &&
+		    memcmp(pdu.domain, mrp_domain_default, MRP_UUID_LEN)) {
+			r->c.rx_foreign++;
+			continue;
+		}
+		mrp_sm_frame(&r->sm, now_us(), pi, &pdu, &acts);
+		apply(r, &acts);
+	}
+}
+
+/* ---- timers ---- */
+
+static void rearm_timer(void)
+{
+	struct itimerspec its;
+	uint64_t best = 0;
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next) {
+		uint64_t d = mrp_sm_next_deadline(&r->sm);
+
+		if (d && (!best || d < best))
+			best = d;
+	}
+	memset(&its, 0, sizeof(its));
+	if (best) {
+		its.it_value.tv_sec = (time_t)(best / 1000000);
+		its.it_value.tv_nsec = (long)(best % 1000000) * 1000;
+		if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+			its.it_value.tv_nsec = 1;
+	}
+	timerfd_settime(g.timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void handle_timer(void)
+{
+	uint64_t exp;
+	uint64_t now = now_us();
+	struct ring *r;
+
+	if (read(g.timer_fd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		LOG("timerfd: %s", strerror(errno));
+	for (r = g.rings; r; r = r->next) {
+		struct mrp_actions acts = { 0 };
+
+		mrp_sm_timer(&r->sm, now, &acts);
+		apply(r, &acts);
+	}
+}
+
+/* ---- control socket ---- */
+
+static void show_ring_text(struct sbuf *b, const struct ring *r)
+{
+	const struct mrp_sm *sm = &r->sm;
+	char mac[18], mgr[18];
+	unsigned i;
+
+	mrp_mac_str(sm->cfg.mac, mac);
+	sb_printf(b, "%s ring %u: role %s (%s) state %s ring %s\n",
+		  r->br_name, r->id, mrp_role_name(sm->cfg.role),
+		  mrp_sm_mode_name(sm), mrp_sm_state_name(sm),
+		  mrp_sm_ring_state_name(sm));
+	for (i = 0; i < 2; i++) {
+		const struct port *p = &r->port[i];
+
+		sb_printf(b, "  %-9s %-15s link %-4s %-10s%s\n",
+			  sm->prim == i ? "primary" : "secondary", p->name,
+			  p->up ? "up" : "down",
+			  mrp_port_state_name(sm->pstate[i]),
+			  p->loc == 1 ? " lost-continuity" : "");
+	}
+	sb_printf(b, "  profile %u ms prio 0x%04x mac %s test %u us x %u%s\n",
+		  sm->cfg.prof.ms, sm->cfg.prio, mac,
+		  sm->cfg.prof.test_interval_us, sm->cfg.prof.test_max,
+		  r->adopted ? " (reclaimed)" : "");
+	if (sm->have_mgr) {
+		mrp_mac_str(sm->mgr_mac, mgr);
+		sb_printf(b, "  manager prio 0x%04x mac %s%s\n", sm->mgr_prio,
+			  mgr, sm->mrm_mode ? " (this node)" : "");
+	} else {
+		sb_printf(b, "  manager unknown\n");
+	}
+	sb_printf(b, "  transitions %u ring-open %u topo-tx %u topo-rx %u "
+		  "link-tx %u link-rx %u flushes %u\n",
+		  sm->st.transitions, sm->st.ring_open, sm->st.topo_sent,
+		  sm->st.topo_rx, sm->st.link_sent, sm->st.link_rx,
+		  sm->st.flushes);
+	sb_printf(b, "  test-rx %u option-tx %u option-rx %u takeovers %u "
+		  "yields %u\n", sm->st.test_rx, sm->st.option_sent,
+		  sm->st.option_rx, sm->st.takeovers, sm->st.yields);
+	sb_printf(b, "  frames rx %llu malformed %llu foreign %llu tx %llu "
+		  "tx-errors %llu netlink-errors %llu\n",
+		  (unsigned long long)r->c.rx,
+		  (unsigned long long)r->c.rx_malformed,
+		  (unsigned long long)r->c.rx_foreign,
+		  (unsigned long long)r->c.tx,
+		  (unsigned long long)r->c.tx_err,
+		  (unsigned long long)r->c.nl_err);
+	if (r->last_err[0])
+		sb_printf(b, "  last error: %s\n", r->last_err);
+}
+
+static void show_ring_json(struct sbuf *b, const struct ring *r)
+{
+	const struct mrp_sm *sm = &r->sm;
+	char mac[18];
+	unsigned i;
+
+	sb_printf(b, "{\"bridge\":");
+	sb_json_str(b, r->br_name);
+	sb_printf(b, ",\"ring\":%u,\"role\":\"%s\",\"mode\":\"%s\","
+		  "\"state\":\"%s\",\"ring_state\":\"%s\",\"profile\":%u,"
+		  "\"prio\":%u,", r->id, mrp_role_name(sm->cfg.role),
+		  mrp_sm_mode_name(sm), mrp_sm_state_name(sm),
+		  mrp_sm_ring_state_name(sm), sm->cfg.prof.ms, sm->cfg.prio);
+	mrp_mac_str(sm->cfg.mac, mac);
+	sb_printf(b, "\"mac\":\"%s\",\"test_interval\":%u,\"max_miss\":%u,"
+		  "\"reclaimed\":%s,\"ports\":[", mac,
+		  sm->cfg.prof.test_interval_us, sm->cfg.prof.test_max,
+		  r->adopted ? "true" : "false");
+	for (i = 0; i < 2; i++) {
+		const struct port *p = &r->port[i];
+
+		sb_printf(b, "%s{\"name\":", i ? "," : "");
+		sb_json_str(b, p->name);
+		sb_printf(b, ",\"ifindex\":%d,\"role\":\"%s\",\"link\":\"%s\","
+			  "\"state\":\"%s\",\"lost_continuity\":%s}",
+			  p->ifindex, sm->prim == i ? "primary" : "secondary",
+			  p->up ? "up" : "down",
+			  mrp_port_state_name(sm->pstate[i]),
+			  p->loc == 1 ? "true" : "false");
+	}
+	sb_printf(b, "],\"manager\":");
+	if (sm->have_mgr) {
+		mrp_mac_str(sm->mgr_mac, mac);
+		sb_printf(b, "{\"prio\":%u,\"mac\":\"%s\",\"self\":%s}",
+			  sm->mgr_prio, mac, sm->mrm_mode ? "true" : "false");
+	} else {
+		sb_printf(b, "null");
+	}
+	sb_printf(b, ",\"transitions\":%u,\"counters\":{\"ring_open\":%u,"
+		  "\"topo_tx\":%u,\"topo_rx\":%u,\"link_tx\":%u,\"link_rx\":%u,"
+		  "\"test_rx\":%u,\"option_tx\":%u,\"option_rx\":%u,"
+		  "\"flushes\":%u,\"takeovers\":%u,\"yields\":%u,"
+		  "\"ignored_rx\":%u,\"rx\":%llu,\"rx_malformed\":%llu,"
+		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
+		  "\"netlink_errors\":%llu}", sm->st.transitions,
+		  sm->st.ring_open, sm->st.topo_sent, sm->st.topo_rx,
+		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
+		  sm->st.option_sent, sm->st.option_rx, sm->st.flushes,
+		  sm->st.takeovers, sm->st.yields, sm->st.ignored_rx,
+		  (unsigned long long)r->c.rx,
+		  (unsigned long long)r->c.rx_malformed,
+		  (unsigned long long)r->c.rx_foreign,
+		  (unsigned long long)r->c.tx,
+		  (unsigned long long)r->c.tx_err,
+		  (unsigned long long)r->c.nl_err);
+	sb_printf(b, ",\"last_error\":");
+	sb_json_str(b, r->last_err);
+	sb_printf(b, "}");
+}
+
+static void reply_err(struct sbuf *out, int err, const char *msg)
+{
+	sb_printf(out, "err %d %s\n.\n", err < 0 ? -err : err, msg);
+}
+
+/* Parse "add BR ring ID primary P secondary S role R [opts]" */
+static int parse_add(int argc, char **argv, struct ring_args *a, char *err,
+		     size_t errlen)
+{
+	int i;
+	uint32_t v;
+
+	memset(a, 0, sizeof(*a));
+	a->role = -1;
+	a->prio = -1;
+	a->react = -1;
+	a->profile = g.default_profile;
+	if (argc < 2) {
+		snprintf(err, errlen, "usage: add BRIDGE ring ID primary PORT "
+			 "secondary PORT role mrm|mrc|mra [profile 10|30|200|500]"
+			 " [prio N] [interval US] [max-miss N] [period US]");
+		return -EINVAL;
+	}
+	if (strlen(argv[1]) >= IF_NAMESIZE) {
+		snprintf(err, errlen, "bridge name too long");
+		return -EINVAL;
+	}
+	snprintf(a->br, sizeof(a->br), "%s", argv[1]);
+	bool have_id = false;
+
+	for (i = 2; i < argc; i += 2) {
+		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val) {
+			snprintf(err, errlen, "missing value for '%.40s'", k);
+			return -EINVAL;
+		}
+		if (!strcmp(k, "ring")) {
+			if (!mrp_parse_u32(val, UINT32_MAX, &a->id))
+				goto bad;
+			have_id = true;
+		} else if (!strcmp(k, "primary") || !strcmp(k, "secondary")) {
+			if (strlen(val) >= IF_NAMESIZE)
+				goto bad;
+			snprintf(k[0] == 'p' ? a->p : a->s, IF_NAMESIZE, "%s",
+				 val);
+		} else if (!strcmp(k, "role")) {
+			a->role = mrp_parse_role(val);
+			if (a->role != MRP_ROLE_MRM && a->role != MRP_ROLE_MRC &&
+			    a->role != MRP_ROLE_MRA)
+				goto bad;
+		} else if (!strcmp(k, "profile")) {
+			if (!mrp_parse_u32(val, 1000, &v) || !mrp_profile_get(v))
+				goto bad;
+			a->profile = v;
+		} else if (!strcmp(k, "prio")) {
+			if (!mrp_parse_u32(val, 0xffff, &v))
+				goto bad;
+			a->prio = (int)v;
+		} else if (!strcmp(k, "interval")) {
+			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
+			    !a->interval)
+				goto bad;
+		} else if (!strcmp(k, "max-miss")) {
+			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
+			    !a->max_miss)
+				goto bad;
+		} else if (!strcmp(k, "period")) {
+			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
+			    a->period < 1000)
+				goto bad;
+		} else if (!strcmp(k, "react")) {
+			if (!mrp_parse_u32(val, 1, &v))
+				goto bad;
+			a->react = (int)v;
+		} else {
+			snprintf(err, errlen, "unknown option '%.40s'", k);
+			return -EINVAL;
+		}
+		continue;
+bad:
+		snprintf(err, errlen, "bad value '%.40s' for %s", val, k);
+		return -EINVAL;
+	}
+	if (!have_id || !a->p[0] || !a->s[0] || a->role < 0) {
+		snprintf(err, errlen, "add needs ring, primary, secondary and "
+			 "role");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void handle_request(struct client *c, char *line)
+{
+	char *argv[32];
+	char err[300];
+	int argc, e;
+	struct ring *r;
+
+	argc = mrp_split(line, argv, 32);
+	if (argc <= 0) {
+		g.bad_requests++;
+		reply_err(&c->out, EINVAL, argc < 0 ? "too many words" :
+			  "empty request");
+		return;
+	}
+	if (!strcmp(argv[0], "ping")) {
+		sb_printf(&c->out, "ok\npong\n.\n");
+	} else if (!strcmp(argv[0], "version")) {
+		sb_printf(&c->out, "ok\nmrpd %s\n.\n", MRP_TOOLS_VERSION);
+	} else if (!strcmp(argv[0], "add")) {
+		struct ring_args a;
+
+		e = parse_add(argc, argv, &a, err, sizeof(err));
+		if (!e)
+			e = ring_create(&a, false, err, sizeof(err));
+		if (e) {
+			g.bad_requests++;
+			reply_err(&c->out, e, err);
+		} else {
+			sb_printf(&c->out, "ok\n.\n");
+		}
+	} else if (!strcmp(argv[0], "del")) {
+		uint32_t id;
+		unsigned br;
+
+		if (argc != 4 || strcmp(argv[2], "ring") ||
+		    !mrp_parse_u32(argv[3], UINT32_MAX, &id)) {
+			g.bad_requests++;
+			reply_err(&c->out, EINVAL,
+				  "usage: del BRIDGE ring ID");
+			return;
+		}
+		br = if_nametoindex(argv[1]);
+		r = br ? ring_find((int)br, id) : NULL;
+		if (!r) {
+			snprintf(err, sizeof(err), "no ring %u on %.20s", id,
+				 argv[1]);
+			reply_err(&c->out, ENOENT, err);
+			return;
+		}
+		ring_delete(r, true);
+		sb_printf(&c->out, "ok\n.\n");
+	} else if (!strcmp(argv[0], "show")) {
+		bool json = argc > 1 && !strcmp(argv[1], "json");
+
+		if (argc > 2 || (argc == 2 && !json &&
+				 strcmp(argv[1], "text"))) {
+			g.bad_requests++;
+			reply_err(&c->out, EINVAL, "usage: show [json|text]");
+			return;
+		}
+		sb_printf(&c->out, "ok\n");
+		if (json) {
+			sb_printf(&c->out, "{\"rings\":[");
+			for (r = g.rings; r; r = r->next) {
+				show_ring_json(&c->out, r);
+				if (r->next)
+					sb_printf(&c->out, ",");
+			}
+			sb_printf(&c->out, "],\"unknown_port_frames\":%llu,"
+				  "\"bad_requests\":%llu}\n",
+				  (unsigned long long)g.global.rx_foreign,
+				  (unsigned long long)g.bad_requests);
+		} else {
+			if (!g.rings)
+				sb_printf(&c->out, "no rings\n");
+			for (r = g.rings; r; r = r->next)
+				show_ring_text(&c->out, r);
+		}
+		sb_printf(&c->out, ".\n");
+	} else {
+		g.bad_requests++;
+		reply_err(&c->out, EINVAL, "unknown command (try: add, del, "
+			  "show, ping, version)");
+	}
+}
+
+static void client_close(struct client *c)
+{
+	epoll_ctl(g.ep_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	sb_free(&c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+static void client_flush(struct client *c)
+{
+	struct epoll_event ev = { 0 };
+
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.s + c->out_off,
+				 c->out.len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			client_close(c);
+			return;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->out_off == c->out.len) {
+		sb_free(&c->out);
+		c->out_off = 0;
+		if (c->closing) {
+			client_close(c);
+			return;
+		}
+	} else if (c->out.len > CLIENT_OUT_MAX) {
+		client_close(c);	/* not reading its answers */
+		return;
+	}
+	ev.events = EPOLLIN | (c->out.len ? EPOLLOUT : 0);
+	ev.data.ptr = c;
+	epoll_ctl(g.ep_fd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+static void client_read(struct client *c)
+{
+	ssize_t n;
+	char *nl;
+
+	n = recv(c->fd, c->in + c->in_len, MRPD_MAX_LINE - c->in_len,
+		 MSG_DONTWAIT);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+		client_close(c);
+		return;
+	}
+	if (n < 0)
+		return;
+	c->in_len += (size_t)n;
+	c->in[c->in_len] = 0;
+	if (memchr(c->in, 0, c->in_len)) {
+		g.bad_requests++;
+		reply_err(&c->out, EINVAL, "NUL byte in request");
+		c->closing = true;
+		c->in_len = 0;
+		client_flush(c);
+		return;
+	}
+	while (c->fd >= 0 && (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t used = (size_t)(nl - c->in) + 1;
+
+		*nl = 0;
+		if (nl > c->in && nl[-1] == '\r')
+			nl[-1] = 0;
+		handle_request(c, c->in);
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
+		c->in[c->in_len] = 0;
+	}
+	if (c->in_len >= MRPD_MAX_LINE) {
+		g.bad_requests++;
+		reply_err(&c->out, E2BIG, "request line too long");
+		c->closing = true;
+		c->in_len = 0;
+	}
+	client_flush(c);
+}
+
+static void accept_client(void)
+{
+	struct epoll_event ev = { 0 };
+	int fd = accept4(g.ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	unsigned i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		if (g.clients[i].fd < 0) {
+			struct client *c = &g.clients[i];
+
+			memset(c, 0, sizeof(*c));
+			c->fd = fd;
+			ev.events = EPOLLIN;
+			ev.data.ptr = c;
+			if (epoll_ctl(g.ep_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+				close(fd);
+				c->fd = -1;
+			}
+			return;
+		}
+	}
+	/* too many clients */
+	(void)!write(fd, "err 16 too many clients\n.\n", 26);
+	close(fd);
+}
+
+/* ---- setup ---- */
+
+enum { TAG_NL = 1, TAG_PKT, TAG_TIMER, TAG_SIG, TAG_CTL };
+
+static int add_fd(int fd, int tag)
+{
+	struct epoll_event ev = { 0 };
+
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)tag;
+	return epoll_ctl(g.ep_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int open_packet_socket(void)
+{
+	/* accept EtherType 0x88E3 only */
+	static struct sock_filter code[] = {
+		{ 0x28, 0, 0, 0x0000000c },	/* ldh [12] */
+		{ 0x15, 0, 1, 0x000088e3 },	/* jeq #0x88e3 */
+		{ 0x06, 0, 0, 0x0000ffff },	/* ret #65535 */
+		{ 0x06, 0, 0, 0x00000000 },	/* ret #0 */
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+	int prio = 7;
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			htons(MRP_ETHERTYPE));
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio));
+	return fd;
+}
+
+static int open_control_socket(void)
+{
+	struct sockaddr_un sun;
+	socklen_t len = mrp_ctl_addr(g.sock_name, &sun);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sun, len) < 0 || listen(fd, 8) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mrpd [options]\n"
+"Userspace MRP (IEC 62439-2) manager for Linux bridges; one per network\n"
+"namespace.  Configure rings with mrpctl(8).\n"
+"\n"
+"  -D, --daemon            fork to the background once ready\n"
+"  -p, --pidfile FILE      write the daemon's pid to FILE\n"
+"  -l, --log FILE          append the log to FILE (default stderr)\n"
+"  -s, --socket NAME       control socket @NAME (default @mrpd)\n"
+"  -P, --profile MS        default recovery profile 10|30|200|500\n"
+"                          (default 200)\n"
+"      --clean-stale       delete MRP instances found at start instead\n"
+"                          of reclaiming them\n"
+"      --keep-on-exit      leave kernel instances in place on exit\n"
+"  -v, --verbose           log every action (twice: more)\n"
+"  -V, --version           print the version\n"
+"  -h, --help              this help\n");
+}
+
+static void cleanup(void)
+{
+	struct ring *r;
+	unsigned i;
+
+	while ((r = g.rings))
+		ring_delete(r, !g.keep_on_exit);
+	for (i = 0; i < MAX_CLIENTS; i++)
+		if (g.clients[i].fd >= 0)
+			client_close(&g.clients[i]);
+	mrp_nl_close(&g.req);
+	mrp_nl_close(&g.ev);
+	if (g.pkt_fd >= 0)
+		close(g.pkt_fd);
+	if (g.ctl_fd >= 0)
+		close(g.ctl_fd);
+	if (g.pidfile)
+		unlink(g.pidfile);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "daemon", no_argument, NULL, 'D' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "profile", required_argument, NULL, 'P' },
+		{ "clean-stale", no_argument, NULL, 'C' },
+		{ "keep-on-exit", no_argument, NULL, 'K' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	sigset_t mask;
+	unsigned i;
+	uint32_t v;
+	int o, e;
+
+	while ((o = getopt_long(argc, argv, "Dp:l:s:P:vVh", opts, NULL)) != -1) {
+		switch (o) {
+		case 'D': g.daemon = true; break;
+		case 'p': g.pidfile = optarg; break;
+		case 'l': g.logfile = optarg; break;
+		case 's': g.sock_name = optarg; break;
+		case 'P':
+			if (!mrp_parse_u32(optarg, 1000, &v) ||
+			    !mrp_profile_get(v)) {
+				fprintf(stderr, "mrpd: bad profile '%s' "
+					"(10, 30, 200 or 500)\n", optarg);
+				return 2;
+			}
+			g.default_profile = v;
+			break;
+		case 'C': g.clean_stale = true; break;
+		case 'K': g.keep_on_exit = true; break;
+		case 'v': g.verbose++; break;
+		case 'V': printf("mrpd %s\n", MRP_TOOLS_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (g.logfile) {
+		g.log = fopen(g.logfile, "a");
+		if (!g.log) {
+			fprintf(stderr, "mrpd: %s: %s\n", g.logfile,
+				strerror(errno));
+			return 1;
+		}
+	}
+	for (i = 0; i < MAX_CLIENTS; i++)
+		g.clients[i].fd = -1;
+
+	g.ctl_fd = open_control_socket();
+	if (g.ctl_fd < 0) {
+		fprintf(stderr, "mrpd: control socket @%s: %s%s\n",
+			g.sock_name, strerror(-g.ctl_fd),
+			g.ctl_fd == -EADDRINUSE ?
+			" (is another mrpd running in this network namespace?)"
+			: "");
+		return 1;
+	}
+	e = mrp_nl_open(&g.req, 0);
+	if (!e)
+		e = mrp_nl_open(&g.ev, RTMGRP_LINK);
+	if (e) {
+		fprintf(stderr, "mrpd: rtnetlink: %s\n", strerror(-e));
+		return 1;
+	}
+	g.pkt_fd = open_packet_socket();
+	if (g.pkt_fd < 0) {
+		fprintf(stderr, "mrpd: packet socket: %s\n",
+			strerror(-g.pkt_fd));
+		return 1;
+	}
+	g.timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_NONBLOCK | TFD_CLOEXEC);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	g.sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	g.ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (g.timer_fd < 0 || g.sig_fd < 0 || g.ep_fd < 0 ||
+	    add_fd(mrp_nl_fd(&g.ev), TAG_NL) || add_fd(g.pkt_fd, TAG_PKT) ||
+	    add_fd(g.timer_fd, TAG_TIMER) || add_fd(g.sig_fd, TAG_SIG) ||
+	    add_fd(g.ctl_fd, TAG_CTL)) {
+		fprintf(stderr, "mrpd: setup: %s\n", strerror(errno));
+		return 1;
+	}
+
+	handle_stale();
+
+	if (g.daemon) {
+		pid_t pid = fork();
+		int fd;
+
+		if (pid < 0) {
+			fprintf(stderr, "mrpd: fork: %s\n", strerror(errno));
+			return 1;
+		}
+		if (pid > 0) {
+			/* sockets are bound and listening: the caller may
+			 * use mrpctl as soon as we return */
+			if (g.pidfile) {
+				FILE *f = fopen(g.pidfile, "w");
+
+				if (f) {
+					fprintf(f, "%d\n", (int)pid);
+					fclose(f);
+				}
+			}
+			_exit(0);
+		}
+		setsid();
+		fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			if (!g.log)
+				dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+	} else if (g.pidfile) {
+		FILE *f = fopen(g.pidfile, "w");
+
+		if (f) {
+			fprintf(f, "%d\n", (int)getpid());
+			fclose(f);
+		}
+	}
+	LOG("mrpd %s started (socket @%s, %u ring(s) reclaimed)",
+	    MRP_TOOLS_VERSION, g.sock_name, g.nrings);
+
+	while (!g.stop) {
+		struct epoll_event evs[16];
+		int n, k;
+
+		rearm_timer();
+		n = epoll_wait(g.ep_fd, evs, 16, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			LOG("epoll: %s", strerror(errno));
+			break;
+		}
+		for (k = 0; k < n; k++) {
+			uint64_t tag = evs[k].data.u64;
+
+			if (tag == TAG_NL) {
+				handle_netlink();
+			} else if (tag == TAG_PKT) {
+				handle_packet();
+			} else if (tag == TAG_TIMER) {
+				handle_timer();
+			} else if (tag == TAG_SIG) {
+				struct signalfd_siginfo si;
+
+				if (read(g.sig_fd, &si, sizeof(si)) > 0 &&
+				    si.ssi_signo != SIGHUP)
+					g.stop = true;
+			} else if (tag == TAG_CTL) {
+				accept_client();
+			} else {
+				struct client *c = evs[k].data.ptr;
+
+				if (c->fd < 0)
+					continue;
+				if (evs[k].events & (EPOLLERR | EPOLLHUP) &&
+				    !(evs[k].events & EPOLLIN)) {
+					client_close(c);
+					continue;
+				}
+				if (evs[k].events & EPOLLOUT)
+					client_flush(c);
+				if (c->fd >= 0 && (evs[k].events & EPOLLIN))
+					client_read(c);
+			}
+		}
+	}
+	LOG("mrpd exiting%s", g.keep_on_exit ? " (keeping kernel instances)" :
+	    "");
+	cleanup();
+	return 0;
+}
