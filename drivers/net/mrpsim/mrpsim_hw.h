@@ -61,6 +61,8 @@
 #define MRPSIM_REG_VERSION		0x0004	/* RO, major << 16 | minor */
 #define MRPSIM_VERSION_MAJOR		1
 #define MRPSIM_VERSION_MINOR		0
+#define MRPSIM_VERSION_MAJOR_SHIFT	16
+#define MRPSIM_VERSION_MINOR_MASK	0x0000ffff
 #define MRPSIM_REG_CAP			0x0008	/* RO */
 #define MRPSIM_CAP_PORTS_MASK		0x000000ff	/* number of ports */
 #define MRPSIM_CAP_RINGS_SHIFT		8
