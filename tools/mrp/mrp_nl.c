@@ -101,13 +101,13 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 static int parse_error(struct mrp_nl *h, const struct nlmsghdr *nlh)
 {
 	const struct nlmsgerr *e;
-	size_t off;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
 		return -EBADMSG;
 	e = mnl_nlmsg_get_payload(nlh);
 	if (e->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
-		off = sizeof(*e);
+		size_t off = sizeof(*e);
+
 		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
 			if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
 				return e->error;

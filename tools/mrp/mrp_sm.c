@@ -392,6 +392,16 @@ static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 			sm->no_tc = true;
 			test_req(sm, now, tst, out);
 			set_mrm_state(sm, MRM_CHK_RC, out);
+			/*
+			 * The kernel reports test frames only while the ring
+			 * state is open, so "test received in CHK_RC" (which
+			 * clears no_tc) may never be reported: if no loss of
+			 * continuity shows up within the detection time the
+			 * ring is closed, and later openings need a
+			 * TopologyChange again.
+			 */
+			arm(sm, MRP_T_NOTC, now + (uint64_t)tst *
+			    (sm->cfg.prof.test_max + 2u));
 		}
 		break;
 	case MRM_CHK_RO:
@@ -695,9 +705,9 @@ static void mra_takeover(struct mrp_sm *sm, uint64_t now,
 static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
 			   const struct mrp_pdu *pdu, struct mrp_actions *out)
 {
-	struct mrp_action *a;
-
 	if (sm->mrm_mode) {
+		struct mrp_action *a;
+
 		if (mrp_better(pdu->prio, pdu->sa, sm->cfg.prio, sm->cfg.mac)) {
 			mra_yield(sm, now, pdu->prio, pdu->sa, out);
 			return;
@@ -759,8 +769,14 @@ void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
 	switch (pdu->type) {
 	case MRP_TLV_TEST:
 		sm->st.test_rx++;
-		if (own)
+		if (own) {
+			/* our own test frame came around (when the bridge
+			 * passes them up): same meaning as the kernel's
+			 * continuity report */
+			if (sm->mrm_mode)
+				mrm_test_seen(sm, now, out);
 			break;
+		}
 		if (!sm->mrm_mode) {
 			sm->have_mgr = true;
 			sm->mgr_prio = pdu->prio;
@@ -843,12 +859,23 @@ static void timer_fire(struct mrp_sm *sm, enum mrp_timer t, uint64_t now,
 		}
 		break;
 	case MRP_T_TEST:
-		if (sm->mrm_state != MRM_AC_STAT1)
-			sm->add_test = false;
+		if (sm->mrm_state == MRM_AC_STAT1)
+			break;
+		sm->add_test = false;
+		/* the additional (short) test is over: back to TSTdefaultT */
+		if (sm->mrm_mode && !sm->test_monitor &&
+		    sm->test_interval != pr->test_interval_us) {
+			sm->test_interval = pr->test_interval_us;
+			emit_test(sm, now, out);
+		}
 		break;
 	case MRP_T_WATCH:
 		if (sm->test_interval)
 			emit_test(sm, now, out);
+		break;
+	case MRP_T_NOTC:
+		if (sm->mrm_mode && sm->mrm_state == MRM_CHK_RC)
+			sm->no_tc = false;
 		break;
 	case MRP_T__N:
 		break;

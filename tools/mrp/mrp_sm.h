@@ -81,6 +81,7 @@ enum mrp_timer {
 	MRP_T_LINK,	/* MRC: LinkUp / LinkDown repetition */
 	MRP_T_TEST,	/* MRM: end of an additional (short) test */
 	MRP_T_WATCH,	/* refresh START_TEST before its period ends */
+	MRP_T_NOTC,	/* MRM: ring proved closed without a test report */
 	MRP_T__N,
 };
 

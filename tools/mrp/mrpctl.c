@@ -121,8 +121,7 @@ static int daemon_request(const char *line)
 		if (r <= 0)
 			break;
 		sb_printf(&b, "%.*s", (int)r, buf);
-		if (b.len >= 3 && (!strcmp(b.s + b.len - 3, "\n.\n") ||
-				   (b.len == 2 && !strcmp(b.s, ".\n"))))
+		if (b.len >= 3 && !strcmp(b.s + b.len - 3, "\n.\n"))
 			break;
 	}
 	close(fd);
@@ -693,7 +692,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int o, ret;
+	int o;
 
 	/* options before the command only; the rest belongs to it */
 	while ((o = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
@@ -716,7 +715,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[0], "kernel")) {
-		ret = cmd_kernel(argc - 1, argv + 1);
+		int ret = cmd_kernel(argc - 1, argv + 1);
 		mrp_nl_close(&nl);
 		return ret;
 	}

@@ -190,15 +190,15 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 	uint8_t buf[MRP_MAX_FRAME];
 	struct mrp_tx tx;
 	unsigned i, pi;
-	int first_err = 0, err;
+	int first_err = 0;
 
 	if (acts->overflow)
 		LOG("%s ring %u: action list overflow", r->br_name, r->id);
 	for (i = 0; i < acts->n; i++) {
 		const struct mrp_action *a = &acts->a[i];
 		size_t len;
+		int err = 0;
 
-		err = 0;
 		DBG("%s ring %u: %s port=%u a=%u b=%u c=%u d=%u [%s %s]",
 		    r->br_name, r->id, mrp_act_name(a->type), a->port, a->a,
 		    a->b, a->c, a->d, mrp_sm_mode_name(&r->sm),
@@ -872,7 +872,7 @@ static void handle_timer(void)
 static void show_ring_text(struct sbuf *b, const struct ring *r)
 {
 	const struct mrp_sm *sm = &r->sm;
-	char mac[18], mgr[18];
+	char mac[18];
 	unsigned i;
 
 	mrp_mac_str(sm->cfg.mac, mac);
@@ -894,6 +894,8 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  sm->cfg.prof.test_interval_us, sm->cfg.prof.test_max,
 		  r->adopted ? " (reclaimed)" : "");
 	if (sm->have_mgr) {
+		char mgr[18];
+
 		mrp_mac_str(sm->mgr_mac, mgr);
 		sb_printf(b, "  manager prio 0x%04x mac %s%s\n", sm->mgr_prio,
 			  mgr, sm->mrm_mode ? " (this node)" : "");

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frame builder / parser tests.  Built with ASan: the parser must never
+ * read outside the buffer it is given, whatever the bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mrp_frame.h"
+#include "tap.h"
+
+static const uint8_t PORT_MAC[6] = { 0x02, 0, 0, 0, 0x01, 0x01 };
+static const uint8_t BR_MAC[6] = { 0x02, 0, 0, 0, 0x01, 0x00 };
+static const uint8_t OTHER[6] = { 0x02, 0, 0, 0, 0x02, 0x00 };
+
+static struct mrp_tx tx(void)
+{
+	struct mrp_tx t;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.src, PORT_MAC, 6);
+	memcpy(t.sa, BR_MAC, 6);
+	t.prio = 0x8000;
+	t.seq = 0x1234;
+	return t;
+}
+
+/* Parse a copy in a buffer of exactly len bytes (ASan catches overreads) */
+static enum mrp_parse_err parse_exact(const uint8_t *b, size_t len,
+				      struct mrp_pdu *p)
+{
+	uint8_t *c = malloc(len ? len : 1);
+	enum mrp_parse_err e;
+
+	memcpy(c, b, len);
+	e = mrp_parse(c, len, p);
+	free(c);
+	return e;
+}
+
+static void topo_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_topo(b, sizeof(b), &t, 30);
+
+	CHECK_EQ(n, MRP_MIN_FRAME);
+	CHECK(!memcmp(b, mrp_dmac_control, 6), "dmac");
+	CHECK(!memcmp(b + 6, PORT_MAC, 6), "smac");
+	CHECK(b[12] == 0x88 && b[13] == 0xe3, "ethertype");
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_TOPO);
+	CHECK_EQ(p.prio, 0x8000);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.interval, 30);
+	CHECK(p.has_common && p.seq == 0x1234, "common");
+	CHECK(!memcmp(p.domain, mrp_domain_default, 16), "domain");
+	/* the buffer must be big enough */
+	CHECK_EQ(mrp_build_topo(b, 40, &t, 30), 0);
+}
+
+static void link_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	n = mrp_build_link(b, sizeof(b), &t, false, 1, 20, 1);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_LINK_DOWN);
+	CHECK_EQ(p.port_role, 1);
+	CHECK_EQ(p.interval, 20);
+	CHECK_EQ(p.blocked, 1);
+	CHECK(p.has_common && p.seq == 0x1234, "common after padding");
+	/* padding: Common TLV starts 4-byte aligned after MRP_Version */
+	CHECK_EQ(b[14 + 2 + 2 + 12 + 2], MRP_TLV_COMMON);
+	n = mrp_build_link(b, sizeof(b), &t, true, 0, 0, 0);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_LINK_UP);
+	CHECK_EQ(p.blocked, 0);
+}
+
+static void link_without_padding_accepted(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_link(b, sizeof(b), &t, true, 1, 4, 1);
+
+	/* drop the 2 padding bytes, as some implementations do */
+	memmove(b + 30, b + 32, n - 32);
+	CHECK_EQ(parse_exact(b, n - 2, &p), MRP_PARSE_OK);
+	CHECK(p.has_common && p.seq == 0x1234, "common");
+}
+
+static void test_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_test(b, sizeof(b), &t, 1, 1, 7, 0xdeadbeef, true);
+
+	CHECK(!memcmp(b, mrp_dmac_test, 6), "dmac");
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_TEST);
+	CHECK_EQ(p.port_role, 1);
+	CHECK_EQ(p.ring_state, 1);
+	CHECK_EQ(p.transitions, 7);
+	CHECK_EQ(p.timestamp, 0xdeadbeef);
+	CHECK(p.auto_mgr, "auto mgr option");
+	n = mrp_build_test(b, sizeof(b), &t, 0, 0, 0, 0, false);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK(!p.auto_mgr, "no option");
+}
+
+/* Byte-for-byte what br_mrp_alloc_test_skb() sends for an MRA */
+static void kernel_test_frame(void)
+{
+	uint8_t b[80] = {
+		0x01, 0x15, 0x4e, 0x00, 0x00, 0x01,	/* dst */
+		0x02, 0x00, 0x00, 0x00, 0x01, 0x01,	/* src */
+		0x88, 0xe3, 0x00, 0x01,			/* type, version */
+		0x02, 18, 0xa0, 0x00,			/* Test, prio */
+		0x02, 0x00, 0x00, 0x00, 0x01, 0x00,	/* sa */
+		0x00, 0x01, 0x00, 0x01, 0x00, 0x03,	/* role state trans */
+		0x00, 0x00, 0x10, 0x00,			/* timestamp */
+		0x01, 18, 0x00, 0x05,			/* Common, seq */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x7f, 10, 0, 0, 0, 0, 0, 0, 0x03, 0x00, 0, 0, /* Option */
+		0x00, 0x00,				/* End */
+	};
+	struct mrp_pdu p;
+
+	CHECK_EQ(parse_exact(b, 72, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.prio, 0xa000);
+	CHECK_EQ(p.transitions, 3);
+	CHECK_EQ(p.seq, 5);
+	CHECK(p.auto_mgr, "AUTO_MGR");
+	CHECK_EQ(p.oui, 0);
+}
+
+static void option_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	t.prio = 0xa000;
+	n = mrp_build_option(b, sizeof(b), &t, MRP_SUB_TEST_MGR_NACK, 0xb000,
+			     OTHER);
+	CHECK(!memcmp(b, mrp_dmac_test, 6), "dmac");
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_OPTION);
+	CHECK_EQ(p.oui, MRP_OUI_IEC);
+	CHECK_EQ(p.sub_type, MRP_SUB_TEST_MGR_NACK);
+	CHECK_EQ(p.prio, 0xa000);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.other_prio, 0xb000);
+	CHECK(!memcmp(p.other_sa, OTHER, 6), "other sa");
+	CHECK(p.has_common, "common");
+	n = mrp_build_option(b, sizeof(b), &t, MRP_SUB_TEST_PROPAGATE, 0x9000,
+			     OTHER);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.sub_type, MRP_SUB_TEST_PROPAGATE);
+}
+
+static void rejects(void)
+{
+	uint8_t b[MRP_MAX_FRAME], c[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_topo(b, sizeof(b), &t, 1);
+
+	CHECK_EQ(mrp_parse(NULL, 0, &p), MRP_PARSE_SHORT);
+	CHECK_EQ(parse_exact(b, 17, &p), MRP_PARSE_SHORT);
+	memcpy(c, b, n);
+	c[13] = 0x00;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_ETHERTYPE);
+	memcpy(c, b, n);
+	c[15] = 2;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_VERSION);
+	memcpy(c, b, n);
+	c[17] = 200;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_TLV_LEN);
+	memcpy(c, b, n);
+	c[17] = 4;		/* TopologyChange too short */
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_TLV_LEN);
+	memcpy(c, b, n);
+	c[16] = 0x42;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_UNKNOWN);
+	memcpy(c, b, n);
+	c[28] = MRP_TLV_END;	/* Common TLV replaced by End */
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_NO_COMMON);
+	/* truncated inside the Common TLV */
+	CHECK_EQ(parse_exact(b, 40, &p), MRP_PARSE_TLV_LEN);
+	/* Option whose sub-TLV is longer than the option */
+	n = mrp_build_option(b, sizeof(b), &t, MRP_SUB_TEST_MGR_NACK, 0, OTHER);
+	memcpy(c, b, n);
+	c[16 + 2 + 6 + 1] = 60;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_BAD_OPTION);
+	memcpy(c, b, n);
+	c[16 + 2 + 6 + 1] = 4;	/* NACK sub-TLV too short */
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_BAD_OPTION);
+	CHECK(mrp_parse_strerror(MRP_PARSE_BAD_OPTION)[0], "strerror");
+}
+
+static void every_prefix_and_mutation(void)
+{
+	uint8_t frames[5][MRP_MAX_FRAME];
+	size_t len[5];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	unsigned f, i, bad = 0;
+	uint32_t rnd = 12345;
+
+	len[0] = mrp_build_topo(frames[0], MRP_MAX_FRAME, &t, 1);
+	len[1] = mrp_build_link(frames[1], MRP_MAX_FRAME, &t, true, 1, 2, 1);
+	len[2] = mrp_build_test(frames[2], MRP_MAX_FRAME, &t, 0, 1, 2, 3, 1);
+	len[3] = mrp_build_option(frames[3], MRP_MAX_FRAME, &t,
+				  MRP_SUB_TEST_MGR_NACK, 1, OTHER);
+	len[4] = mrp_build_option(frames[4], MRP_MAX_FRAME, &t,
+				  MRP_SUB_TEST_PROPAGATE, 1, OTHER);
+	for (f = 0; f < 5; f++) {
+		for (i = 0; i <= len[f]; i++)
+			parse_exact(frames[f], i, &p);
+		for (i = 0; i < 20000; i++) {
+			uint8_t c[MRP_MAX_FRAME];
+			unsigned k, flips;
+
+			memcpy(c, frames[f], len[f]);
+			rnd = rnd * 1103515245u + 12345u;
+			flips = 1 + (rnd >> 16) % 4;
+			for (k = 0; k < flips; k++) {
+				rnd = rnd * 1103515245u + 12345u;
+				c[14 + (rnd >> 8) % (len[f] - 14)] =
+					(uint8_t)(rnd >> 24);
+			}
+			rnd = rnd * 1103515245u + 12345u;
+			if (parse_exact(c, 14 + (rnd >> 8) % (len[f] - 13),
+					&p) > MRP_PARSE_BAD_OPTION)
+				bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
+	/* pure noise */
+	for (i = 0; i < 20000; i++) {
+		uint8_t c[MRP_MAX_FRAME] = { 0 };
+		unsigned k, n;
+
+		rnd = rnd * 1103515245u + 12345u;
+		n = (rnd >> 8) % MRP_MAX_FRAME;
+		for (k = 0; k < n; k++) {
+			rnd = rnd * 1103515245u + 12345u;
+			c[k] = (uint8_t)(rnd >> 24);
+		}
+		if (n > 14) {
+			c[12] = 0x88;
+			c[13] = 0xe3;
+		}
+		if (n > 16) {
+			c[14] = 0;
+			c[15] = 1;
+		}
+		parse_exact(c, n, &p);
+	}
+}
+
+static void better(void)
+{
+	CHECK(mrp_better(0x8000, OTHER, 0xa000, BR_MAC), "prio wins");
+	CHECK(!mrp_better(0xa000, BR_MAC, 0x8000, OTHER), "prio loses");
+	CHECK(mrp_better(0x8000, BR_MAC, 0x8000, OTHER), "lower MAC wins");
+	CHECK(!mrp_better(0x8000, OTHER, 0x8000, OTHER), "equal is not better");
+}
+
+int main(void)
+{
+	RUN(topo_roundtrip);
+	RUN(link_roundtrip);
+	RUN(link_without_padding_accepted);
+	RUN(test_roundtrip);
+	RUN(kernel_test_frame);
+	RUN(option_roundtrip);
+	RUN(rejects);
+	RUN(every_prefix_and_mutation);
+	RUN(better);
+	return tap_done();
+}
