@@ -1,0 +1,166 @@
+/*
+ * QEMU mrpsim switch: definitions shared by the device's source files
+ *
+ * Copyright (c) 2026 mrpsim developers
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ *
+ * The programming model (registers, descriptors, events) is defined in
+ * hw/net/mrpsim_hw.h, shared with the Linux driver, and documented in the
+ * project's docs/specs/mrpsim.rst.
+ */
+
+#ifndef HW_NET_MRPSIM_H
+#define HW_NET_MRPSIM_H
+
+#include "hw/pci/pci.h"
+#include "net/net.h"
+#include "qemu/bswap.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "hw/net/mrpsim_hw.h"
+
+#define TYPE_MRPSIM "mrpsim"
+OBJECT_DECLARE_SIMPLE_TYPE(MrpsimState, MRPSIM)
+
+#define MRPSIM_ETH_HLEN         14
+#define MRPSIM_ETH_P_MRP        0x88e3
+#define MRPSIM_NONE             0xff    /* no port, no ring instance */
+#define MRPSIM_FWDQ_LEN         32      /* hardware forwarding queue */
+#define MRPSIM_PORT_BLOCK       0x200
+#define MRPSIM_MRP_BLOCK        0x100
+
+/* A descriptor ring or the event queue: the guest-visible registers. */
+typedef struct MrpsimQueue {
+    uint64_t base_reg;          /* BASE_LO/HI as written */
+    uint32_t size_reg;          /* SIZE as written */
+    uint64_t base;              /* latched when the queue was enabled */
+    uint32_t size;
+    uint32_t head;
+    uint32_t tail;
+    bool en;
+    bool halted;
+} MrpsimQueue;
+
+typedef struct MrpsimPort {
+    MrpsimState *s;
+    unsigned int idx;
+    NICConf conf;               /* netdevN and the power-on MAC */
+    NICState *nic;
+    MrpsimQueue txq;
+    MrpsimQueue rxq;
+    uint32_t ctrl;              /* PORT_CTRL */
+    uint8_t mac[6];             /* PORT_MAC_LO/HI */
+    bool link;
+    uint64_t cnt[MRPSIM_PORT_NUM_COUNTERS];
+} MrpsimPort;
+
+/* One MRP ring instance of the engine. */
+typedef struct MrpsimRing {
+    MrpsimState *s;
+    unsigned int idx;
+    uint32_t role;
+    uint32_t ring_id;
+    uint8_t port[2];            /* primary, secondary; MRPSIM_NONE */
+    uint16_t prio;
+    uint32_t ring_state;
+    uint16_t transitions;
+    uint8_t sa[6];
+    uint8_t domain[16];
+    uint32_t interval;          /* us */
+    uint32_t max_miss;
+    uint32_t period;            /* us, 0: no end */
+    uint32_t test_ctrl;
+    uint32_t status;
+    uint16_t seq_id;
+    QEMUTimer *timer;
+    int64_t deadline;           /* next tick, virtual clock ns */
+    int64_t end;                /* end of the test period, 0: none */
+    uint32_t miss[2];
+} MrpsimRing;
+
+typedef struct MrpsimFwd {
+    uint8_t in;
+    uint8_t out;
+    uint16_t len;
+    uint8_t buf[MRPSIM_MAX_FRAME_LEN];
+} MrpsimFwd;
+
+struct MrpsimState {
+    PCIDevice parent_obj;
+
+    MemoryRegion mmio;
+
+    /* properties */
+    uint32_t nports;
+    uint32_t nrings;
+    bool mrp;
+    MACAddr mac;
+
+    uint8_t base_mac[6];
+    MrpsimPort port[MRPSIM_MAX_PORTS];
+    MrpsimRing ring[MRPSIM_MAX_RINGS];
+    MrpsimQueue evq;
+    uint32_t evq_drops;
+    uint32_t err_status;
+    uint32_t err_info;
+    uint32_t irq_pending;
+    uint32_t irq_mask;
+    uint32_t clock_hi;          /* latched by CLOCK_LO */
+    uint32_t cnt_hi;            /* latched by a counter's low half */
+
+    /* MRP frames forwarded by hardware leave from this bottom half. */
+    QEMUBH *fwd_bh;
+    MrpsimFwd fwdq[MRPSIM_FWDQ_LEN];
+    unsigned int fwd_head;
+    unsigned int fwd_count;
+};
+
+static inline bool mrpsim_port_up(MrpsimPort *p)
+{
+    uint32_t state = (p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
+                     MRPSIM_PORT_CTRL_STATE_SHIFT;
+
+    return (p->ctrl & MRPSIM_PORT_CTRL_EN) &&
+           state != MRPSIM_PSTATE_DISABLED;
+}
+
+static inline bool mrpsim_port_blocking(MrpsimPort *p)
+{
+    return ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
+            MRPSIM_PORT_CTRL_STATE_SHIFT) == MRPSIM_PSTATE_BLOCKING;
+}
+
+/* A MAC address as a 48-bit number, to add port numbers to it. */
+static inline uint64_t mrpsim_mac_to_u64(const uint8_t *mac)
+{
+    return (uint64_t)lduw_be_p(mac) << 32 | ldl_be_p(mac + 2);
+}
+
+static inline void mrpsim_u64_to_mac(uint8_t *mac, uint64_t val)
+{
+    stw_be_p(mac, val >> 32);
+    stl_be_p(mac + 2, val);
+}
+
+/* mrpsim.c */
+void mrpsim_error(MrpsimState *s, unsigned int code, unsigned int port,
+                  unsigned int index);
+void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
+                  uint32_t data);
+bool mrpsim_port_xmit(MrpsimPort *p, const uint8_t *buf, size_t len);
+void mrpsim_rx_to_cpu(MrpsimPort *p, const uint8_t *buf, size_t len,
+                      uint16_t flags, uint8_t ring);
+bool mrpsim_fwd_enqueue(MrpsimPort *in, unsigned int out,
+                        const uint8_t *buf, size_t len);
+
+/* mrpsim_mrp.c */
+void mrpsim_mrp_realize(MrpsimState *s);
+void mrpsim_mrp_unrealize(MrpsimState *s);
+void mrpsim_mrp_reset(MrpsimState *s);
+uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr);
+void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val);
+bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len);
+
+#endif /* HW_NET_MRPSIM_H */

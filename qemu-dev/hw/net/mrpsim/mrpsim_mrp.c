@@ -1,0 +1,662 @@
+/*
+ * QEMU mrpsim switch: MRP (IEC 62439-2) engine
+ *
+ * Copyright (c) 2026 mrpsim developers
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ *
+ * Per ring instance: a test generator that sends MRP_Test frames built
+ * exactly like the Linux bridge's (net/bridge/br_mrp.c) on both ring ports
+ * from a non-drifting virtual clock deadline, a test monitor that detects
+ * loss and regain of ring continuity per port, and the forwarding rules of
+ * a ring manager (MRM), client (MRC) and auto-manager (MRA).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "mrpsim.h"
+#include "trace.h"
+
+#define MRP_VERSION             1
+#define MRP_TLV_END             0x00
+#define MRP_TLV_COMMON          0x01
+#define MRP_TLV_RING_TEST       0x02
+#define MRP_TLV_TOPO_CHANGE     0x03
+#define MRP_TLV_OPTION          0x7f
+#define MRP_SUB_TLV_AUTO_MGR    0x03
+#define MRP_TEST_TLV_LEN        18
+#define MRP_COMMON_TLV_LEN      18
+#define MRP_OPTION_TLV_LEN      10  /* OUI 3, sub-option 1 + 2, sub-TLV 2 + 2 */
+#define MRP_MIN_FRAME           60
+#define MRP_TEST_FRAME_MAX      80
+
+static const uint8_t mrp_test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
+static const uint8_t mrp_control_dmac[6] = {
+    0x01, 0x15, 0x4e, 0x00, 0x00, 0x02
+};
+
+static const char *const mrpsim_role_names[] = {
+    "disabled", "MRC", "MRM", "MRA"
+};
+
+static bool mrpsim_ring_monitor(MrpsimRing *r)
+{
+    return r->role == MRPSIM_ROLE_MRA &&
+           (r->test_ctrl & MRPSIM_TEST_CTRL_MONITOR);
+}
+
+/* Forwards MRP_Test frames like a client: MRC, or MRA in monitor mode. */
+static bool mrpsim_ring_client(MrpsimRing *r)
+{
+    return r->role == MRPSIM_ROLE_MRC || mrpsim_ring_monitor(r);
+}
+
+static bool mrpsim_ring_generates(MrpsimRing *r)
+{
+    return r->role == MRPSIM_ROLE_MRM ||
+           (r->role == MRPSIM_ROLE_MRA && !mrpsim_ring_monitor(r));
+}
+
+static int64_t mrpsim_interval_ns(MrpsimRing *r)
+{
+    return (int64_t)r->interval * SCALE_US;
+}
+
+static uint32_t mrpsim_lost_bit(unsigned int which)
+{
+    return which ? MRPSIM_MRP_STATUS_S_LOST : MRPSIM_MRP_STATUS_P_LOST;
+}
+
+/* ---- Test frames ---- */
+
+static size_t mrpsim_build_test(MrpsimRing *r, MrpsimPort *p,
+                                unsigned int which, uint16_t seq,
+                                int64_t now, uint8_t *f)
+{
+    size_t o = 0;
+
+    memset(f, 0, MRP_TEST_FRAME_MAX);
+    memcpy(f, mrp_test_dmac, 6);
+    memcpy(f + 6, p->mac, 6);
+    stw_be_p(f + 12, MRPSIM_ETH_P_MRP);
+    stw_be_p(f + 14, MRP_VERSION);
+    o = 16;
+
+    f[o] = MRP_TLV_RING_TEST;
+    f[o + 1] = MRP_TEST_TLV_LEN;
+    o += 2;
+    stw_be_p(f + o, r->prio);
+    memcpy(f + o + 2, r->sa, 6);
+    stw_be_p(f + o + 8, which);     /* port role: 0 primary, 1 secondary */
+    stw_be_p(f + o + 10, r->ring_state);
+    stw_be_p(f + o + 12, r->transitions);
+    stl_be_p(f + o + 14, now / SCALE_MS);
+    o += MRP_TEST_TLV_LEN;
+
+    f[o] = MRP_TLV_COMMON;
+    f[o + 1] = MRP_COMMON_TLV_LEN;
+    o += 2;
+    stw_be_p(f + o, seq);
+    memcpy(f + o + 2, r->domain, 16);
+    o += MRP_COMMON_TLV_LEN;
+
+    if (r->role == MRPSIM_ROLE_MRA) {
+        /* Option TLV: OUI 0, sub-option type 0, AUTO_MGR sub-TLV, pad */
+        f[o] = MRP_TLV_OPTION;
+        f[o + 1] = MRP_OPTION_TLV_LEN;
+        o += 2;
+        f[o + 6] = MRP_SUB_TLV_AUTO_MGR;
+        o += MRP_OPTION_TLV_LEN;
+    }
+
+    f[o] = MRP_TLV_END;
+    f[o + 1] = 0;
+    o += 2;
+    return MAX(o, MRP_MIN_FRAME);
+}
+
+static void mrpsim_send_tests(MrpsimRing *r, int64_t now)
+{
+    MrpsimState *s = r->s;
+    uint8_t f[MRP_TEST_FRAME_MAX];
+    unsigned int which;
+    size_t len;
+
+    for (which = 0; which < 2; which++) {
+        MrpsimPort *p;
+        uint16_t seq = r->seq_id + 1;
+
+        if (r->port[which] == MRPSIM_NONE) {
+            continue;
+        }
+        p = &s->port[r->port[which]];
+        if (!mrpsim_port_up(p) || !p->link) {
+            trace_mrpsim_mrp_test_skip(r->idx, p->idx);
+            continue;
+        }
+        len = mrpsim_build_test(r, p, which, seq, now, f);
+        r->seq_id = seq;
+        trace_mrpsim_mrp_test_tx(r->idx, p->idx, seq);
+        if (mrpsim_port_xmit(p, f, len)) {
+            p->cnt[MRPSIM_CNT_MRP_TEST_TX]++;
+        }
+    }
+}
+
+/* ---- Test monitor ---- */
+
+static void mrpsim_monitor_tick(MrpsimRing *r)
+{
+    MrpsimState *s = r->s;
+    unsigned int which;
+
+    for (which = 0; which < 2; which++) {
+        MrpsimPort *p;
+
+        if (r->port[which] == MRPSIM_NONE) {
+            continue;
+        }
+        p = &s->port[r->port[which]];
+        if (r->miss[which] >= r->max_miss &&
+            !(r->status & mrpsim_lost_bit(which))) {
+            r->status |= mrpsim_lost_bit(which);
+            p->cnt[MRPSIM_CNT_MRP_LOSS]++;
+            trace_mrpsim_mrp_loss(r->idx, p->idx, r->miss[which]);
+            mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx, which);
+        } else if (r->miss[which] < UINT32_MAX) {
+            if (r->miss[which]) {
+                p->cnt[MRPSIM_CNT_MRP_TEST_MISSED]++;
+            }
+            r->miss[which]++;
+        }
+    }
+}
+
+/* A test frame that counts for the monitor arrived on ring port @which. */
+static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
+{
+    MrpsimState *s = r->s;
+    MrpsimPort *p = &s->port[r->port[which]];
+
+    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+        return;
+    }
+    r->miss[which] = 0;
+    if (r->status & mrpsim_lost_bit(which)) {
+        r->status &= ~mrpsim_lost_bit(which);
+        p->cnt[MRPSIM_CNT_MRP_REGAIN]++;
+        trace_mrpsim_mrp_regain(r->idx, p->idx);
+        mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx, which);
+    }
+}
+
+static void mrpsim_test_arm(MrpsimRing *r)
+{
+    int64_t when = r->deadline;
+
+    if (r->end && r->end < when) {
+        when = r->end;
+    }
+    timer_mod(r->timer, when);
+}
+
+static void mrpsim_test_stop(MrpsimRing *r)
+{
+    timer_del(r->timer);
+    r->test_ctrl &= ~MRPSIM_TEST_CTRL_RUN;
+    r->status &= ~(MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
+                   MRPSIM_MRP_STATUS_S_LOST);
+    r->miss[0] = r->miss[1] = 0;
+    r->end = 0;
+    trace_mrpsim_mrp_test_stop(r->idx);
+}
+
+/* One interval tick: check the monitor, then send the test frames. */
+static void mrpsim_test_tick(MrpsimRing *r, int64_t now)
+{
+    trace_mrpsim_mrp_tick(r->idx, now, r->deadline);
+    if (r->role != MRPSIM_ROLE_MRC) {
+        mrpsim_monitor_tick(r);
+    }
+    if (mrpsim_ring_generates(r)) {
+        mrpsim_send_tests(r, now);
+    }
+}
+
+static void mrpsim_test_timer(void *opaque)
+{
+    MrpsimRing *r = opaque;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t iv = mrpsim_interval_ns(r);
+
+    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+        return;
+    }
+    if (r->end && now >= r->end) {
+        mrpsim_test_stop(r);
+        trace_mrpsim_mrp_test_done(r->idx);
+        mrpsim_event(r->s, MRPSIM_EV_TEST_DONE, MRPSIM_NONE, r->idx, 0);
+        return;
+    }
+    if (now >= r->deadline) {
+        mrpsim_test_tick(r, now);
+        /* the deadline advances by whole intervals: no drift, no burst */
+        r->deadline += iv;
+        if (r->deadline <= now) {
+            r->deadline += ((now - r->deadline) / iv + 1) * iv;
+        }
+    }
+    if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
+        mrpsim_test_arm(r);
+    }
+}
+
+/*
+ * RUN = 1: start the test (or restart the interval and the period of a
+ * running one, keeping its loss state).  The first tick happens at once,
+ * as the bridge's own test does.
+ */
+static void mrpsim_test_start(MrpsimRing *r)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+        r->miss[0] = r->miss[1] = 0;
+        r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+    }
+    r->status |= MRPSIM_MRP_STATUS_RUNNING;
+    r->test_ctrl |= MRPSIM_TEST_CTRL_RUN;
+    r->end = r->period ? now + (int64_t)r->period * SCALE_US : 0;
+    trace_mrpsim_mrp_test_start(r->idx, mrpsim_role_names[r->role],
+                                r->interval, r->max_miss, r->period);
+    r->deadline = now + mrpsim_interval_ns(r);
+    mrpsim_test_tick(r, now);
+    if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
+        mrpsim_test_arm(r);
+    }
+}
+
+/* ---- Registers ---- */
+
+/* Ports @prim and @sec for instance @r: in range, distinct, not shared. */
+static bool mrpsim_ports_ok(MrpsimRing *r, unsigned int prim,
+                            unsigned int sec)
+{
+    MrpsimState *s = r->s;
+    unsigned int i, w;
+
+    if ((prim != MRPSIM_NONE && prim >= s->nports) ||
+        (sec != MRPSIM_NONE && sec >= s->nports) ||
+        (prim == sec && prim != MRPSIM_NONE)) {
+        return false;
+    }
+    for (i = 0; i < s->nrings; i++) {
+        if (i == r->idx) {
+            continue;
+        }
+        for (w = 0; w < 2; w++) {
+            if (s->ring[i].port[w] != MRPSIM_NONE &&
+                (s->ring[i].port[w] == prim || s->ring[i].port[w] == sec)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static void mrpsim_ring_reset(MrpsimRing *r)
+{
+    timer_del(r->timer);
+    r->role = MRPSIM_ROLE_DISABLED;
+    r->ring_id = 0;
+    r->port[0] = r->port[1] = MRPSIM_NONE;
+    r->prio = 0x8000;
+    r->ring_state = MRPSIM_RSTATE_OPEN;
+    r->transitions = 0;
+    memset(r->sa, 0, sizeof(r->sa));
+    memset(r->domain, 0xff, sizeof(r->domain));
+    r->interval = 1000;
+    r->max_miss = 3;
+    r->period = 0;
+    r->test_ctrl = 0;
+    r->status = 0;
+    r->seq_id = 0;
+    r->deadline = 0;
+    r->end = 0;
+    r->miss[0] = r->miss[1] = 0;
+}
+
+uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
+{
+    unsigned int ri = (addr - MRPSIM_MRP_BASE(0)) / MRPSIM_MRP_BLOCK;
+    hwaddr off = (addr - MRPSIM_MRP_BASE(0)) % MRPSIM_MRP_BLOCK;
+    MrpsimRing *r;
+
+    if (!s->mrp || ri >= s->nrings) {
+        return 0;
+    }
+    r = &s->ring[ri];
+    switch (off) {
+    case MRPSIM_MRP_ROLE:
+        return r->role;
+    case MRPSIM_MRP_RING_ID:
+        return r->ring_id;
+    case MRPSIM_MRP_PORTS:
+        return r->port[0] | r->port[1] << MRPSIM_MRP_PORTS_S_SHIFT;
+    case MRPSIM_MRP_PRIO:
+        return r->prio;
+    case MRPSIM_MRP_RING_STATE:
+        return r->ring_state;
+    case MRPSIM_MRP_TRANSITIONS:
+        return r->transitions;
+    case MRPSIM_MRP_SA_LO:
+        return ldl_le_p(r->sa);
+    case MRPSIM_MRP_SA_HI:
+        return lduw_le_p(r->sa + 4);
+    case MRPSIM_MRP_DOMAIN(0):
+    case MRPSIM_MRP_DOMAIN(1):
+    case MRPSIM_MRP_DOMAIN(2):
+    case MRPSIM_MRP_DOMAIN(3):
+        return ldl_le_p(r->domain + (off - MRPSIM_MRP_DOMAIN(0)));
+    case MRPSIM_MRP_TEST_INTERVAL:
+        return r->interval;
+    case MRPSIM_MRP_TEST_MAX_MISS:
+        return r->max_miss;
+    case MRPSIM_MRP_TEST_PERIOD:
+        return r->period;
+    case MRPSIM_MRP_TEST_CTRL:
+        return r->test_ctrl;
+    case MRPSIM_MRP_STATUS:
+        return r->status;
+    case MRPSIM_MRP_SEQ_ID:
+        return r->seq_id;
+    }
+    return 0;
+}
+
+static void mrpsim_reg_error(MrpsimRing *r, hwaddr addr, uint32_t val)
+{
+    trace_mrpsim_mrp_bad_value(r->idx, addr, val);
+    mrpsim_error(r->s, MRPSIM_ERR_REG, MRPSIM_NONE, addr);
+}
+
+void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
+{
+    unsigned int ri = (addr - MRPSIM_MRP_BASE(0)) / MRPSIM_MRP_BLOCK;
+    hwaddr off = (addr - MRPSIM_MRP_BASE(0)) % MRPSIM_MRP_BLOCK;
+    unsigned int prim, sec;
+    MrpsimRing *r;
+
+    if (!s->mrp || ri >= s->nrings) {
+        trace_mrpsim_reg_ignored(addr, val);
+        return;
+    }
+    r = &s->ring[ri];
+    switch (off) {
+    case MRPSIM_MRP_ROLE:
+        if (val > MRPSIM_ROLE_MRA) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->role = val;
+        trace_mrpsim_mrp_role(r->idx, mrpsim_role_names[val]);
+        if ((val == MRPSIM_ROLE_DISABLED || val == MRPSIM_ROLE_MRC) &&
+            (r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+            mrpsim_test_stop(r);
+        }
+        return;
+    case MRPSIM_MRP_RING_ID:
+        r->ring_id = val;
+        return;
+    case MRPSIM_MRP_PORTS:
+        prim = val & MRPSIM_MRP_PORTS_P_MASK;
+        sec = (val & MRPSIM_MRP_PORTS_S_MASK) >> MRPSIM_MRP_PORTS_S_SHIFT;
+        if (!mrpsim_ports_ok(r, prim, sec)) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->port[0] = prim;
+        r->port[1] = sec;
+        return;
+    case MRPSIM_MRP_PRIO:
+        r->prio = val;
+        return;
+    case MRPSIM_MRP_RING_STATE:
+        if (val > MRPSIM_RSTATE_CLOSED) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        if (val != r->ring_state) {
+            r->transitions++;
+        }
+        r->ring_state = val;
+        return;
+    case MRPSIM_MRP_TRANSITIONS:
+        r->transitions = val;
+        return;
+    case MRPSIM_MRP_SA_LO:
+        stl_le_p(r->sa, val);
+        return;
+    case MRPSIM_MRP_SA_HI:
+        stw_le_p(r->sa + 4, val);
+        return;
+    case MRPSIM_MRP_DOMAIN(0):
+    case MRPSIM_MRP_DOMAIN(1):
+    case MRPSIM_MRP_DOMAIN(2):
+    case MRPSIM_MRP_DOMAIN(3):
+        stl_le_p(r->domain + (off - MRPSIM_MRP_DOMAIN(0)), val);
+        return;
+    case MRPSIM_MRP_TEST_INTERVAL:
+        if (val < MRPSIM_TEST_INTERVAL_MIN) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->interval = val;
+        return;
+    case MRPSIM_MRP_TEST_MAX_MISS:
+        r->max_miss = val;
+        return;
+    case MRPSIM_MRP_TEST_PERIOD:
+        r->period = val;
+        return;
+    case MRPSIM_MRP_TEST_CTRL:
+        if (!(val & MRPSIM_TEST_CTRL_RUN)) {
+            r->test_ctrl = val & MRPSIM_TEST_CTRL_MONITOR;
+            if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
+                mrpsim_test_stop(r);
+            }
+            return;
+        }
+        if (r->role == MRPSIM_ROLE_DISABLED || r->role == MRPSIM_ROLE_MRC ||
+            (r->port[0] == MRPSIM_NONE && r->port[1] == MRPSIM_NONE) ||
+            !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->test_ctrl = val & (MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR);
+        mrpsim_test_start(r);
+        return;
+    }
+    trace_mrpsim_reg_ignored(addr, val);
+}
+
+/* ---- Frames from the wire ---- */
+
+/*
+ * Check an MRP frame without reading past its end.  Returns false when it
+ * is malformed; otherwise *@first is its first TLV's type at offset 16.
+ */
+static bool mrpsim_mrp_parse(const uint8_t *buf, size_t len, uint8_t *first)
+{
+    size_t off = MRPSIM_ETH_HLEN + 2;
+    unsigned int n = 0;
+
+    if (len < MRPSIM_ETH_HLEN + 2 + 2 ||
+        lduw_be_p(buf + MRPSIM_ETH_HLEN) != MRP_VERSION) {
+        return false;
+    }
+    *first = buf[off];
+    while (off + 2 <= len) {
+        uint8_t type = buf[off];
+        uint8_t tlen = buf[off + 1];
+
+        if (off + 2 + tlen > len) {
+            return false;
+        }
+        if (n == 0 && type == MRP_TLV_RING_TEST && tlen < MRP_TEST_TLV_LEN) {
+            return false;
+        }
+        if (type == MRP_TLV_END) {
+            break;
+        }
+        off += 2 + tlen;
+        n++;
+    }
+    return true;
+}
+
+static MrpsimRing *mrpsim_ring_of_port(MrpsimState *s, unsigned int port,
+                                       unsigned int *which)
+{
+    unsigned int i, w;
+
+    for (i = 0; i < s->nrings; i++) {
+        MrpsimRing *r = &s->ring[i];
+
+        if (r->role == MRPSIM_ROLE_DISABLED) {
+            continue;
+        }
+        for (w = 0; w < 2; w++) {
+            if (r->port[w] == port) {
+                *which = w;
+                return r;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Is a test frame from (@prio, @sa) better than this instance's own? */
+static bool mrpsim_better(MrpsimRing *r, uint16_t prio, const uint8_t *sa)
+{
+    if (prio != r->prio) {
+        return prio < r->prio;
+    }
+    return memcmp(sa, r->sa, 6) < 0;
+}
+
+static bool mrpsim_forward(MrpsimRing *r, MrpsimPort *p, unsigned int which,
+                           const uint8_t *buf, size_t len)
+{
+    unsigned int out = r->port[!which];
+
+    if (out == MRPSIM_NONE) {
+        trace_mrpsim_drop(p->idx, len, "mrp fwd: no other ring port");
+        return false;
+    }
+    if (!mrpsim_fwd_enqueue(p, out, buf, len)) {
+        return false;
+    }
+    p->cnt[MRPSIM_CNT_MRP_FWD]++;
+    return true;
+}
+
+static void mrpsim_trap(MrpsimRing *r, MrpsimPort *p, const uint8_t *buf,
+                        size_t len, uint16_t flags)
+{
+    p->cnt[MRPSIM_CNT_MRP_TRAP]++;
+    trace_mrpsim_mrp_trap(r->idx, p->idx, len);
+    mrpsim_rx_to_cpu(p, buf, len, MRPSIM_DESC_MRP | flags, r->idx);
+}
+
+/*
+ * An MRP frame arrived on port @p.  Returns false when the port is not a
+ * ring port of an instance with a role: the frame is then an ordinary one.
+ */
+bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
+{
+    MrpsimState *s = p->s;
+    unsigned int which;
+    MrpsimRing *r = mrpsim_ring_of_port(s, p->idx, &which);
+    const uint8_t *tlv = buf + MRPSIM_ETH_HLEN + 2;
+    uint8_t first;
+    bool fwd;
+
+    if (!r) {
+        return false;
+    }
+    if (!mrpsim_mrp_parse(buf, len, &first)) {
+        p->cnt[MRPSIM_CNT_MRP_MALFORMED]++;
+        trace_mrpsim_mrp_malformed(r->idx, p->idx, len);
+        return true;
+    }
+
+    if (first == MRP_TLV_RING_TEST) {
+        uint16_t prio = lduw_be_p(tlv + 2);
+        const uint8_t *sa = tlv + 4;
+        bool own = !memcmp(sa, r->sa, 6);
+
+        trace_mrpsim_mrp_test_rx(r->idx, p->idx, own, lduw_be_p(tlv + 8));
+        if (!mrpsim_ring_client(r)) {
+            if (own) {
+                /* our own test frame came round the ring: terminate it */
+                p->cnt[MRPSIM_CNT_MRP_TEST_RX]++;
+                mrpsim_monitor_rx(r, which);
+            } else {
+                mrpsim_trap(r, p, buf, len, 0);
+            }
+            return true;
+        }
+        if (mrpsim_ring_monitor(r) && mrpsim_better(r, prio, sa)) {
+            mrpsim_monitor_rx(r, which);
+        }
+        mrpsim_forward(r, p, which, buf, len);
+        return true;
+    }
+
+    if (mrpsim_ring_client(r) && !memcmp(buf, mrp_control_dmac, 6)) {
+        fwd = mrpsim_forward(r, p, which, buf, len);
+        if (first == MRP_TLV_TOPO_CHANGE) {
+            mrpsim_trap(r, p, buf, len, fwd ? MRPSIM_DESC_FWD : 0);
+        }
+        return true;
+    }
+
+    mrpsim_trap(r, p, buf, len, 0);
+    return true;
+}
+
+/* ---- Life cycle ---- */
+
+void mrpsim_mrp_realize(MrpsimState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
+        MrpsimRing *r = &s->ring[i];
+
+        r->s = s;
+        r->idx = i;
+        r->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_test_timer, r);
+    }
+}
+
+void mrpsim_mrp_unrealize(MrpsimState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
+        timer_free(s->ring[i].timer);
+        s->ring[i].timer = NULL;
+    }
+}
+
+void mrpsim_mrp_reset(MrpsimState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
+        mrpsim_ring_reset(&s->ring[i]);
+    }
+}

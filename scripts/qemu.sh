@@ -1,0 +1,155 @@
+#!/bin/bash
+# Build Debian's QEMU 7.2 with the mrpsim switch linked in from qemu-dev/.
+#
+#   scripts/qemu.sh [all|build|qtest|path]
+#
+#   build  fetch (apt-get source qemu), patch, configure and build
+#          qemu-system-x86_64 and the mrpsim qtest binary (default, = all)
+#   qtest  build, then run the mrpsim device tests under the qtest
+#          accelerator; ends with "N passed, N failed"
+#   path   print the path of qemu-system-x86_64
+#
+# The device sources are never copied: hw/net/mrpsim, the shared register
+# header, the devices file and the qtest are symbolic links into the
+# repository, so editing one of them rebuilds just that file.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+QROOT=$BUILD/qemu-src
+QBUILD=$BUILD/qemu-build
+QEMU_BIN=$QBUILD/qemu-system-x86_64
+QTEST_BIN=$QBUILD/tests/qtest/mrpsim-test
+DEVICES=mrpsim		# qemu-dev/mrpsim.mak
+FIRMWARE=/usr/share/seabios:/usr/share/qemu
+CONFIGURE_ARGS=(
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--without-default-devices
+	--with-devices-x86_64="$DEVICES"
+	--disable-docs
+	--firmwarepath="$FIRMWARE"
+)
+
+# The unpacked Debian source tree (any 7.2 version), or nothing.
+qemu_srcdir() {
+	local d
+	for d in "$QROOT"/qemu-7.2*/; do
+		[ -f "$d/configure" ] && { echo "${d%/}"; return 0; }
+	done
+	return 0
+}
+
+qemu_dsc() {
+	local f
+	for f in "$QROOT"/qemu_7.2*.dsc; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+
+fetch() {
+	need_pkgs $PKGS_QEMU
+	[ -n "$(qemu_dsc)" ] && return 0
+	ensure_deb_src
+	apt_update_once
+	say "apt-get source qemu (Debian's 7.2 with its patches) into $QROOT"
+	mkdir -p "$QROOT"
+	(cd "$QROOT" && apt-get source -q qemu) >"$BUILD/qemu-source.log" 2>&1 ||
+		{ tail -n 30 "$BUILD/qemu-source.log" >&2; die "apt-get source qemu failed"; }
+	[ -n "$(qemu_dsc)" ] || die "apt-get source did not give a QEMU 7.2 source package"
+}
+
+# Unpack (again) when the tree is missing or the patches changed, then
+# apply qemu-dev/*.patch once; the stamp holds their checksum.
+prepare() {
+	local dsc src want p
+	fetch
+	dsc=$(qemu_dsc)
+	src=$(qemu_srcdir)
+	want=$(cd "$TOP/qemu-dev" && sum_files ./*.patch "$dsc")
+	if [ -z "$src" ] || [ "$(cat "$src/.mrpsim-stamp" 2>/dev/null)" != "$want" ]; then
+		if [ -n "$src" ]; then
+			say "qemu-dev patches changed: unpacking a clean QEMU tree"
+			rm -rf "$src" "$QBUILD"
+		fi
+		say "unpacking $(basename "$dsc")"
+		(cd "$QROOT" && dpkg-source -x "$dsc") >"$BUILD/qemu-unpack.log" 2>&1 ||
+			{ tail -n 30 "$BUILD/qemu-unpack.log" >&2; die "dpkg-source -x failed"; }
+		src=$(qemu_srcdir)
+		[ -n "$src" ] || die "no qemu-7.2* tree after unpacking $dsc"
+		for p in "$TOP"/qemu-dev/*.patch; do
+			say "applying qemu-dev/$(basename "$p")"
+			patch -d "$src" -p1 -s -N --no-backup-if-mismatch <"$p" ||
+				die "qemu-dev/$(basename "$p") does not apply to $(basename "$src")"
+		done
+		echo "$want" >"$src/.mrpsim-stamp"
+	fi
+	# Link the device in; nothing of it is copied.
+	ln -sfn "$TOP/qemu-dev/hw/net/mrpsim" "$src/hw/net/mrpsim"
+	ln -sfn "$TOP/drivers/net/mrpsim/mrpsim_hw.h" "$src/include/hw/net/mrpsim_hw.h"
+	ln -sfn "$TOP/tests/qtest/mrpsim-test.c" "$src/tests/qtest/mrpsim-test.c"
+	ln -sfn "$TOP/qemu-dev/$DEVICES.mak" \
+		"$src/configs/devices/x86_64-softmmu/$DEVICES.mak"
+}
+
+configure() {
+	local src want
+	src=$(qemu_srcdir)
+	want=$(printf '%s\n' "${CONFIGURE_ARGS[@]}" "$(cat "$src/.mrpsim-stamp")" |
+		sha1sum | cut -c1-16)
+	if [ -f "$QBUILD/build.ninja" ] &&
+	   [ "$(cat "$QBUILD/.mrpsim-config-stamp" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	say "configuring QEMU in $QBUILD (x86_64-softmmu, devices: qemu-dev/$DEVICES.mak)"
+	rm -rf "$QBUILD"
+	mkdir -p "$QBUILD"
+	(cd "$QBUILD" && run_logged "$QBUILD/configure.log" \
+		"$src/configure" "${CONFIGURE_ARGS[@]}")
+	echo "$want" >"$QBUILD/.mrpsim-config-stamp"
+}
+
+build() {
+	prepare
+	configure
+	say "building qemu-system-x86_64 and the mrpsim qtest (ninja -j$JOBS; about 2 minutes on a clean tree)"
+	run_logged "$QBUILD/ninja.log" ninja -C "$QBUILD" -j"$JOBS" \
+		qemu-system-x86_64 tests/qtest/mrpsim-test
+	[ -x "$QEMU_BIN" ] || die "no $QEMU_BIN after the build"
+	# Run from the build tree, QEMU looks for the --firmwarepath
+	# directories under qemu-bundle/: point them at the Debian packages
+	# (seabios, qemu-system-data) so that no -L is needed.
+	local d
+	for d in ${FIRMWARE//:/ }; do
+		mkdir -p "$QBUILD/qemu-bundle$(dirname "$d")"
+		ln -sfn "$d" "$QBUILD/qemu-bundle$d"
+	done
+}
+
+# Run the glib test binary in TAP mode and summarise its results.
+qtest() {
+	local log=$QBUILD/mrpsim-test.log rc=0 pass fail plan
+	say "running the mrpsim device tests (qtest accelerator)"
+	QTEST_QEMU_BINARY=$QEMU_BIN "$QTEST_BIN" --tap -k >"$log" 2>&1 || rc=$?
+	grep -E '^(not )?ok ' "$log" || true
+	pass=$(grep -cE '^ok ' "$log" || true)
+	fail=$(grep -cE '^not ok ' "$log" || true)
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | head -n 1)
+	if [ "$rc" != 0 ]; then
+		tail -n 20 "$log" >&2
+		# an abort ends the run: what did not run has failed too
+		[ "$fail" = 0 ] && fail=1
+		[ -n "$plan" ] && [ $((pass + fail)) -lt "$plan" ] &&
+			fail=$((plan - pass))
+	fi
+	[ "$fail" = 0 ] || echo "(full log: $log)"
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+}
+
+case "${1:-all}" in
+all|build) build ;;
+qtest) build; qtest ;;
+path) echo "$QEMU_BIN" ;;
+*) die "usage: $0 [all|build|qtest|path]" ;;
+esac

@@ -1,0 +1,1381 @@
+/*
+ * QTest testcases for the mrpsim switch and its MRP engine
+ *
+ * Copyright (c) 2026 mrpsim developers
+ *
+ * This work is licensed under the terms of the GNU GPL, version 2 or later.
+ * See the COPYING file in the top-level directory.
+ *
+ * Every test boots a PC with one or two mrpsim switches whose ports are
+ * cabled with -netdev hubport pairs on private hubs (socket cables do not
+ * deliver in virtual time), drives them through BAR0, DMA rings in guest
+ * memory and MSI-X messages aimed at guest memory, and steps the virtual
+ * clock for the MRP engine.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitops.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "libqos/libqos-pc.h"
+#include "libqos/pci.h"
+#include "qapi/qmp/qdict.h"
+#include "hw/pci/pci_regs.h"
+#include "hw/net/mrpsim_hw.h"
+
+#define MAX_SW          2
+#define RING_SIZE       16
+#define EVQ_SIZE        64
+#define BUF_SIZE        2048
+#define IV_US           1000
+#define MRP_FRAME_LEN   60
+
+typedef struct Ring {
+    uint64_t base;
+    uint64_t bufs;
+    uint32_t size;
+    uint32_t next;          /* TX: next free slot; RX: next to complete */
+} Ring;
+
+typedef struct Sw {
+    QPCIDevice *dev;
+    QPCIBar bar;
+    uint64_t msix_addr[MRPSIM_NUM_VECS(MRPSIM_MAX_PORTS)];
+    Ring tx[MRPSIM_MAX_PORTS];
+    Ring rx[MRPSIM_MAX_PORTS];
+    Ring evq;
+    unsigned int nports;
+} Sw;
+
+typedef struct Ctx {
+    QOSState *qs;
+    QTestState *qts;
+    Sw sw[MAX_SW];
+} Ctx;
+
+typedef struct Ev {
+    uint8_t type;
+    uint8_t port;
+    uint8_t ring;
+    uint32_t data;
+    uint64_t ts;
+} Ev;
+
+static const uint8_t test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
+static const uint8_t ctrl_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x02 };
+static const uint8_t sa0[6] = { 0x02, 0x00, 0x00, 0x00, 0xaa, 0x01 };
+
+/* ---- Boot and register access ---- */
+
+static void sw_init(Ctx *t, int i, int slot)
+{
+    Sw *sw = &t->sw[i];
+    uint64_t size;
+    unsigned int v;
+
+    sw->dev = qpci_device_find(t->qs->pcibus, QPCI_DEVFN(slot, 0));
+    g_assert(sw->dev);
+    qpci_device_enable(sw->dev);
+    sw->bar = qpci_iomap(sw->dev, MRPSIM_BAR_REGS, &size);
+    g_assert_cmphex(size, ==, MRPSIM_BAR_SIZE);
+    qpci_msix_enable(sw->dev);
+    sw->nports = qpci_io_readl(sw->dev, sw->bar, MRPSIM_REG_CAP) &
+                 MRPSIM_CAP_PORTS_MASK;
+    g_assert_cmpuint(qpci_msix_table_size(sw->dev), ==,
+                     MRPSIM_NUM_VECS(sw->nports));
+    /* each vector writes 0x1000 + v to its own word of guest memory */
+    for (v = 0; v < MRPSIM_NUM_VECS(sw->nports); v++) {
+        uint64_t off = sw->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+        sw->msix_addr[v] = guest_alloc(&t->qs->alloc, 4);
+        qtest_writel(t->qts, sw->msix_addr[v], 0);
+        qpci_io_writel(sw->dev, sw->dev->msix_table_bar,
+                       off + PCI_MSIX_ENTRY_LOWER_ADDR, sw->msix_addr[v]);
+        qpci_io_writel(sw->dev, sw->dev->msix_table_bar,
+                       off + PCI_MSIX_ENTRY_UPPER_ADDR,
+                       sw->msix_addr[v] >> 32);
+        qpci_io_writel(sw->dev, sw->dev->msix_table_bar,
+                       off + PCI_MSIX_ENTRY_DATA, 0x1000 + v);
+        qpci_io_writel(sw->dev, sw->dev->msix_table_bar,
+                       off + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    }
+}
+
+static Ctx *boot(const char *args, int nsw)
+{
+    Ctx *t = g_new0(Ctx, 1);
+    int i;
+
+    t->qs = qtest_pc_boot("-nodefaults %s", args);
+    t->qts = t->qs->qts;
+    for (i = 0; i < nsw; i++) {
+        sw_init(t, i, 4 + i);
+    }
+    return t;
+}
+
+static void shutdown_ctx(Ctx *t)
+{
+    int i;
+
+    for (i = 0; i < MAX_SW; i++) {
+        g_free(t->sw[i].dev);
+    }
+    qtest_shutdown(t->qs);
+    g_free(t);
+}
+
+static uint32_t rd(Sw *sw, uint32_t off)
+{
+    return qpci_io_readl(sw->dev, sw->bar, off);
+}
+
+static void wr(Sw *sw, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(sw->dev, sw->bar, off, val);
+}
+
+static uint32_t prd(Sw *sw, int port, uint32_t off)
+{
+    return rd(sw, MRPSIM_PORT_BASE(port) + off);
+}
+
+static void pwr(Sw *sw, int port, uint32_t off, uint32_t val)
+{
+    wr(sw, MRPSIM_PORT_BASE(port) + off, val);
+}
+
+static uint32_t mrd(Sw *sw, int ring, uint32_t off)
+{
+    return rd(sw, MRPSIM_MRP_BASE(ring) + off);
+}
+
+static void mwr(Sw *sw, int ring, uint32_t off, uint32_t val)
+{
+    wr(sw, MRPSIM_MRP_BASE(ring) + off, val);
+}
+
+static uint64_t cnt(Sw *sw, int port, int c)
+{
+    uint32_t lo = prd(sw, port, MRPSIM_PORT_CNT(c));
+    uint32_t hi = prd(sw, port, MRPSIM_PORT_CNT(c) + 4);
+
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* Check and clear an error bit and its ERR_INFO. */
+static void expect_err(Sw *sw, int code, int port)
+{
+    uint32_t info = rd(sw, MRPSIM_REG_ERR_INFO);
+
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS) & MRPSIM_ERR_BIT(code),
+                    ==, MRPSIM_ERR_BIT(code));
+    g_assert_cmpuint(info & MRPSIM_ERR_INFO_CODE_MASK, ==, code);
+    g_assert_cmphex((info & MRPSIM_ERR_INFO_PORT_MASK) >>
+                    MRPSIM_ERR_INFO_PORT_SHIFT, ==, port);
+    wr(sw, MRPSIM_REG_ERR_STATUS, 0xffffffff);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+}
+
+static bool msix_fired(Ctx *t, Sw *sw, unsigned int v)
+{
+    uint32_t data = qtest_readl(t->qts, sw->msix_addr[v]);
+
+    if (data == 0) {
+        return false;
+    }
+    g_assert_cmphex(data, ==, 0x1000 + v);
+    qtest_writel(t->qts, sw->msix_addr[v], 0);
+    return true;
+}
+
+static void set_link(Ctx *t, const char *name, bool up)
+{
+    QDict *resp = qtest_qmp(t->qts, "{'execute': 'set_link', 'arguments':"
+                            " {'name': %s, 'up': %i}}", name, up);
+
+    g_assert(!qdict_haskey(resp, "error"));
+    qobject_unref(resp);
+}
+
+/* ---- Rings ---- */
+
+static bool ring_enable(Ctx *t, Sw *sw, uint32_t qoff, uint64_t base,
+                        uint32_t size)
+{
+    wr(sw, qoff + MRPSIM_Q_BASE_LO, base);
+    wr(sw, qoff + MRPSIM_Q_BASE_HI, base >> 32);
+    wr(sw, qoff + MRPSIM_Q_SIZE, size);
+    wr(sw, qoff + MRPSIM_Q_CTRL, MRPSIM_Q_CTRL_EN);
+    return rd(sw, qoff + MRPSIM_Q_CTRL) & MRPSIM_Q_CTRL_EN;
+}
+
+static void ring_alloc(Ctx *t, Ring *r, uint32_t size, uint32_t esize,
+                       bool bufs)
+{
+    r->size = size;
+    r->next = 0;
+    r->base = guest_alloc(&t->qs->alloc, size * esize);
+    qtest_memset(t->qts, r->base, 0, size * esize);
+    r->bufs = bufs ? guest_alloc(&t->qs->alloc, size * BUF_SIZE) : 0;
+}
+
+static void write_desc(Ctx *t, Ring *r, uint32_t i, uint64_t addr,
+                       uint16_t len)
+{
+    struct mrpsim_desc d = {
+        .addr = cpu_to_le64(addr),
+        .len = cpu_to_le16(len),
+    };
+
+    qtest_memwrite(t->qts, r->base + i * MRPSIM_DESC_SIZE, &d, sizeof(d));
+}
+
+static struct mrpsim_desc read_desc(Ctx *t, Ring *r, uint32_t i)
+{
+    struct mrpsim_desc d;
+
+    qtest_memread(t->qts, r->base + i * MRPSIM_DESC_SIZE, &d, sizeof(d));
+    d.addr = le64_to_cpu(d.addr);
+    d.len = le16_to_cpu(d.len);
+    d.status = le16_to_cpu(d.status);
+    d.meta = le32_to_cpu(d.meta);
+    return d;
+}
+
+/* TX ring and RX ring with size - 1 posted buffers of @rxlen bytes. */
+static void port_rings(Ctx *t, Sw *sw, int port, uint16_t rxlen)
+{
+    uint32_t base = MRPSIM_PORT_BASE(port);
+    uint32_t i;
+
+    ring_alloc(t, &sw->tx[port], RING_SIZE, MRPSIM_DESC_SIZE, true);
+    g_assert(ring_enable(t, sw, base + MRPSIM_PORT_TXQ, sw->tx[port].base,
+                         RING_SIZE));
+    ring_alloc(t, &sw->rx[port], RING_SIZE, MRPSIM_DESC_SIZE, true);
+    g_assert(ring_enable(t, sw, base + MRPSIM_PORT_RXQ, sw->rx[port].base,
+                         RING_SIZE));
+    for (i = 0; i < RING_SIZE - 1; i++) {
+        write_desc(t, &sw->rx[port], i, sw->rx[port].bufs + i * BUF_SIZE,
+                   rxlen);
+    }
+    pwr(sw, port, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL, RING_SIZE - 1);
+}
+
+static void evq_setup(Ctx *t, Sw *sw, uint32_t size)
+{
+    ring_alloc(t, &sw->evq, size, MRPSIM_EVENT_SIZE, false);
+    g_assert(ring_enable(t, sw, MRPSIM_REG_EVQ_BASE_LO, sw->evq.base, size));
+}
+
+/* Post one frame on port @port's TX ring; returns its descriptor index. */
+static uint32_t tx_post(Ctx *t, Sw *sw, int port, const void *frame,
+                        uint16_t len, uint64_t addr)
+{
+    Ring *r = &sw->tx[port];
+    uint32_t i = r->next;
+
+    if (!addr) {
+        addr = r->bufs + i * BUF_SIZE;
+        qtest_memwrite(t->qts, addr, frame, len);
+    }
+    write_desc(t, r, i, addr, len);
+    r->next = (i + 1) % r->size;
+    pwr(sw, port, MRPSIM_PORT_TXQ + MRPSIM_Q_TAIL, r->next);
+    return i;
+}
+
+static void tx(Ctx *t, Sw *sw, int port, const void *frame, uint16_t len)
+{
+    uint32_t i = tx_post(t, sw, port, frame, len, 0);
+
+    g_assert_cmphex(read_desc(t, &sw->tx[port], i).status, ==,
+                    MRPSIM_DESC_DONE);
+}
+
+/*
+ * Next completed RX descriptor of @port: its frame in @buf, returns its
+ * length, or -1 when the device has not completed one.  The buffer is
+ * posted again.
+ */
+static int rx(Ctx *t, Sw *sw, int port, uint8_t *buf, uint16_t *status,
+              uint32_t *meta)
+{
+    Ring *r = &sw->rx[port];
+    struct mrpsim_desc d = read_desc(t, r, r->next);
+    uint32_t tail;
+
+    if (!(d.status & MRPSIM_DESC_DONE)) {
+        return -1;
+    }
+    g_assert_cmpuint(d.len, <=, BUF_SIZE);
+    qtest_memread(t->qts, d.addr, buf, d.len);
+    if (status) {
+        *status = d.status;
+    }
+    if (meta) {
+        *meta = d.meta;
+    }
+    /* repost: the slot becomes the one before the current tail */
+    tail = prd(sw, port, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL);
+    write_desc(t, r, tail, r->bufs + tail * BUF_SIZE, BUF_SIZE);
+    pwr(sw, port, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL, (tail + 1) % r->size);
+    r->next = (r->next + 1) % r->size;
+    return d.len;
+}
+
+static bool ev_next(Ctx *t, Sw *sw, Ev *ev)
+{
+    uint8_t e[MRPSIM_EVENT_SIZE];
+    uint64_t addr = sw->evq.base + sw->evq.next * MRPSIM_EVENT_SIZE;
+
+    qtest_memread(t->qts, addr, e, sizeof(e));
+    if (!(e[1] & MRPSIM_EV_F_VALID)) {
+        return false;
+    }
+    ev->type = e[0];
+    ev->port = e[2];
+    ev->ring = e[3];
+    ev->data = ldl_le_p(e + 4);
+    ev->ts = ldq_le_p(e + 8);
+    e[1] = 0;
+    qtest_memwrite(t->qts, addr, e, sizeof(e));
+    sw->evq.next = (sw->evq.next + 1) % sw->evq.size;
+    wr(sw, MRPSIM_REG_EVQ_TAIL, sw->evq.next);
+    return true;
+}
+
+static void expect_ev(Ctx *t, Sw *sw, uint8_t type, uint8_t port,
+                      uint8_t ring, uint32_t data)
+{
+    Ev ev;
+
+    g_assert(ev_next(t, sw, &ev));
+    g_assert_cmpuint(ev.type, ==, type);
+    g_assert_cmpuint(ev.port, ==, port);
+    g_assert_cmpuint(ev.ring, ==, ring);
+    g_assert_cmphex(ev.data, ==, data);
+}
+
+static void expect_no_ev(Ctx *t, Sw *sw)
+{
+    Ev ev;
+
+    g_assert(!ev_next(t, sw, &ev));
+}
+
+/*
+ * Frames forwarded by hardware leave from a bottom half: let the main loop
+ * run (every qtest command is one iteration) until @c of @port reaches
+ * @want.
+ */
+static void wait_cnt(Sw *sw, int port, int c, uint64_t want)
+{
+    int i;
+
+    for (i = 0; i < 1000 && cnt(sw, port, c) < want; i++) {
+        g_usleep(100);
+    }
+    g_assert_cmpuint(cnt(sw, port, c), ==, want);
+}
+
+static size_t data_frame(uint8_t *f, size_t len, uint8_t seed)
+{
+    size_t i;
+
+    memset(f, 0xff, 6);
+    memcpy(f + 6, sa0, 6);
+    stw_be_p(f + 12, 0x0800);
+    for (i = 14; i < len; i++) {
+        f[i] = seed + i;
+    }
+    return len;
+}
+
+/* An MRP frame with a Test TLV from @sa, as another MRM would send it. */
+static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
+{
+    memset(f, 0, MRP_FRAME_LEN);
+    memcpy(f, test_dmac, 6);
+    memcpy(f + 6, sa, 6);
+    stw_be_p(f + 12, 0x88e3);
+    stw_be_p(f + 14, 1);
+    f[16] = 0x02;
+    f[17] = 18;
+    stw_be_p(f + 18, 0x8000);
+    memcpy(f + 20, sa, 6);
+    f[36] = 0x01;
+    f[37] = 18;
+    stw_be_p(f + 38, seq);
+    memset(f + 40, 0xff, 16);
+    return MRP_FRAME_LEN;
+}
+
+static size_t mrp_ctrl_frame(uint8_t *f, uint8_t tlv)
+{
+    memset(f, 0, MRP_FRAME_LEN);
+    memcpy(f, ctrl_dmac, 6);
+    memcpy(f + 6, sa0, 6);
+    stw_be_p(f + 12, 0x88e3);
+    stw_be_p(f + 14, 1);
+    f[16] = tlv;
+    f[17] = 12;
+    f[30] = 0x01;
+    f[31] = 18;
+    return MRP_FRAME_LEN;
+}
+
+/* ---- Tests ---- */
+
+static void test_ident(void)
+{
+    Ctx *t = boot("-netdev hubport,id=c0,hubid=1 "
+                  "-netdev hubport,id=c1,hubid=1 "
+                  "-device mrpsim,addr=4,ports=4,rings=3,netdev1=c0,"
+                  "mac=02:00:00:00:10:00 "
+                  "-device mrpsim,addr=5,ports=2,mrp=off,netdev0=c1", 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint32_t c0, c1;
+
+    g_assert_cmphex(qpci_config_readw(a->dev, PCI_VENDOR_ID), ==,
+                    MRPSIM_PCI_VENDOR_ID);
+    g_assert_cmphex(qpci_config_readw(a->dev, PCI_DEVICE_ID), ==,
+                    MRPSIM_PCI_DEVICE_ID);
+    g_assert_cmphex(qpci_config_readb(a->dev, PCI_REVISION_ID), ==,
+                    MRPSIM_PCI_REVISION);
+    g_assert_cmphex(qpci_config_readw(a->dev, PCI_CLASS_DEVICE), ==,
+                    MRPSIM_PCI_CLASS);
+    g_assert_cmphex(qpci_config_readb(a->dev, PCI_INTERRUPT_PIN), ==, 0);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ID), ==, MRPSIM_ID);
+    g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10000);
+    g_assert_cmphex(rd(a, MRPSIM_REG_CAP), ==,
+                    4 | 3 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
+                    MRPSIM_CAP_MRA);
+    g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2);
+
+    /* base MAC and per-port MACs; the default one differs per slot */
+    g_assert_cmphex(rd(a, MRPSIM_REG_MAC_LO), ==, 0x00000002);
+    g_assert_cmphex(rd(a, MRPSIM_REG_MAC_HI), ==, 0x0010);
+    g_assert_cmphex(prd(a, 3, MRPSIM_PORT_MAC_HI), ==, 0x0310);
+    g_assert_cmphex(rd(b, MRPSIM_REG_MAC_LO), ==, 0x12005452);
+    g_assert_cmphex(rd(b, MRPSIM_REG_MAC_HI), ==, 0x5034);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_MAC_HI), ==, 0x5134);
+
+    /* power-on state: all vectors masked, ports enabled forwarding */
+    g_assert_cmphex(rd(a, MRPSIM_REG_IRQ_MASK), ==, 0x1f);
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_MASK), ==, 0x7);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    /* link follows the backend; unconnected ports are down */
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert_cmphex(prd(b, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_STATUS), ==, 0);
+    /* port blocks past the port count read as zero */
+    g_assert_cmphex(prd(b, 2, MRPSIM_PORT_CTRL), ==, 0);
+
+    /* MRP blocks: defaults with mrp=on, zero and read-only with mrp=off */
+    g_assert_cmphex(mrd(a, 2, MRPSIM_MRP_PRIO), ==, 0x8000);
+    g_assert_cmphex(mrd(a, 2, MRPSIM_MRP_PORTS), ==, 0xffff);
+    g_assert_cmphex(mrd(a, 3, MRPSIM_MRP_PRIO), ==, 0);
+    g_assert_cmphex(mrd(b, 0, MRPSIM_MRP_PRIO), ==, 0);
+    mwr(b, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRM);
+    g_assert_cmphex(mrd(b, 0, MRPSIM_MRP_ROLE), ==, 0);
+
+    /* free-running clock in ns of the virtual clock */
+    c0 = rd(a, MRPSIM_REG_CLOCK_LO);
+    qtest_clock_step(t->qts, 1000000);
+    c1 = rd(a, MRPSIM_REG_CLOCK_LO);
+    g_assert_cmpuint(c1 - c0, ==, 1000000);
+    g_assert_cmphex(rd(a, MRPSIM_REG_CLOCK_HI), ==, 0);
+
+    /* undefined registers read 0, writes to read-only ones are ignored */
+    g_assert_cmphex(rd(a, 0x0f00), ==, 0);
+    wr(a, MRPSIM_REG_ID, 0);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ID), ==, MRPSIM_ID);
+    shutdown_ctx(t);
+}
+
+static void expect_ring_err(Ctx *t, Sw *sw, int port)
+{
+    expect_err(sw, MRPSIM_ERR_RING, port);
+    expect_ev(t, sw, MRPSIM_EV_ERROR, port, MRPSIM_EV_NONE, MRPSIM_ERR_RING |
+              port << MRPSIM_ERR_INFO_PORT_SHIFT);
+}
+
+static void test_ring_setup(void)
+{
+    Ctx *t = boot("-device mrpsim,addr=4", 1);
+    Sw *sw = &t->sw[0];
+    uint32_t txq = MRPSIM_PORT_BASE(1) + MRPSIM_PORT_TXQ;
+    uint64_t mem = guest_alloc(&t->qs->alloc, 4096);
+
+    evq_setup(t, sw, EVQ_SIZE);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_CTRL), ==, MRPSIM_Q_CTRL_EN);
+
+    /* bad bases and sizes: RING error, the ring stays disabled */
+    g_assert(!ring_enable(t, sw, txq, 0, 16));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, txq, mem + 8, 16));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, txq, mem, 12));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, txq, mem, 1));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, txq, mem, 8192));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, txq, 0xfffffffffffffff0ULL, 16));
+    expect_ring_err(t, sw, 1);
+    g_assert(!ring_enable(t, sw, MRPSIM_PORT_BASE(0) + MRPSIM_PORT_RXQ,
+                          mem, 0));
+    expect_ring_err(t, sw, 0);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_CTRL), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_CTRL), ==, MRPSIM_Q_CTRL_EN);
+
+    /* a good one starts at zero */
+    g_assert(ring_enable(t, sw, txq, mem, 16));
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_HEAD), ==, 0);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_TAIL), ==, 0);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_BASE_LO), ==, (uint32_t)mem);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_SIZE), ==, 16);
+
+    /* TAIL out of range: INDEX error, ignored */
+    wr(sw, txq + MRPSIM_Q_TAIL, 16);
+    expect_err(sw, MRPSIM_ERR_INDEX, 1);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_INFO) >>
+                    MRPSIM_ERR_INFO_INDEX_SHIFT, ==, 16);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_TAIL), ==, 0);
+    expect_ev(t, sw, MRPSIM_EV_ERROR, 1, MRPSIM_EV_NONE, MRPSIM_ERR_INDEX |
+              1 << MRPSIM_ERR_INFO_PORT_SHIFT |
+              16 << MRPSIM_ERR_INFO_INDEX_SHIFT);
+
+    /* disable and re-enable */
+    wr(sw, txq + MRPSIM_Q_CTRL, 0);
+    g_assert_cmphex(rd(sw, txq + MRPSIM_Q_CTRL), ==, 0);
+    g_assert(ring_enable(t, sw, txq, mem, 4));
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    shutdown_ctx(t);
+}
+
+#define TWO_SWITCHES \
+    "-netdev hubport,id=a0,hubid=1 -netdev hubport,id=b0,hubid=1 " \
+    "-netdev hubport,id=a1,hubid=2 -netdev hubport,id=b1,hubid=2 " \
+    "-device mrpsim,id=sw0,addr=4,netdev0=a0,netdev1=a1 " \
+    "-device mrpsim,id=sw1,addr=5,netdev0=b0,netdev1=b1"
+
+static void test_cable(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    uint16_t status;
+    uint32_t meta;
+    int n;
+
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    wr(a, MRPSIM_REG_IRQ_MASK_CLR, 0xffffffff);
+    wr(b, MRPSIM_REG_IRQ_MASK_CLR, 0xffffffff);
+
+    /* sw0 port 0 -> cable -> sw1 port 0 */
+    data_frame(f, 100, 1);
+    tx(t, a, 0, f, 100);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_TXQ + MRPSIM_Q_HEAD), ==, 1);
+    n = rx(t, b, 0, g, &status, &meta);
+    g_assert_cmpint(n, ==, 100);
+    g_assert(!memcmp(f, g, 100));
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE);
+    g_assert_cmphex(meta, ==, 0xff);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    g_assert(msix_fired(t, a, MRPSIM_VEC_PORT(0)));
+    g_assert(msix_fired(t, b, MRPSIM_VEC_PORT(0)));
+    g_assert(!msix_fired(t, b, MRPSIM_VEC_PORT(1)));
+    g_assert(!msix_fired(t, b, MRPSIM_VEC_EVENT));
+
+    /* and back, with a maximum-length frame */
+    data_frame(f, MRPSIM_MAX_FRAME_LEN, 7);
+    tx(t, b, 0, f, MRPSIM_MAX_FRAME_LEN);
+    n = rx(t, a, 0, g, &status, NULL);
+    g_assert_cmpint(n, ==, MRPSIM_MAX_FRAME_LEN);
+    g_assert(!memcmp(f, g, n));
+
+    /* counters: frames and bytes both ways, 64-bit reads */
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_BYTES), ==, 100);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_RX_FRAMES), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_RX_BYTES), ==,
+                     MRPSIM_MAX_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    g_assert_cmpuint(qpci_io_readq(b->dev, b->bar, MRPSIM_PORT_BASE(0) +
+                                   MRPSIM_PORT_CNT(MRPSIM_CNT_RX_BYTES)),
+                     ==, 100);
+
+    /* no RX buffer: counted, not queued */
+    pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    port_rings(t, a, 1, BUF_SIZE);
+    tx(t, a, 1, f, 64);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_RX_DROP_NOBUF), ==, 1);
+    /* a buffer too small for the frame: RX_ERR, the buffer stays */
+    port_rings(t, b, 1, 64);
+    tx(t, a, 1, f, 65);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_RX_ERR), ==, 1);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_RXQ + MRPSIM_Q_HEAD), ==, 0);
+    tx(t, a, 1, f, 64);
+    g_assert_cmpint(rx(t, b, 1, g, NULL, NULL), ==, 64);
+    shutdown_ctx(t);
+}
+
+static void test_link(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[64];
+
+    evq_setup(t, a, EVQ_SIZE);
+    evq_setup(t, b, EVQ_SIZE);
+    port_rings(t, a, 0, BUF_SIZE);
+    wr(a, MRPSIM_REG_IRQ_MASK_CLR, 1);
+
+    set_link(t, "a0", false);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    expect_no_ev(t, a);
+    g_assert(msix_fired(t, a, MRPSIM_VEC_EVENT));
+    /* the far end is not told */
+    expect_no_ev(t, b);
+    g_assert_cmphex(prd(b, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+
+    /* a frame on a link-down port completes and is counted as dropped */
+    tx(t, a, 0, f, data_frame(f, 64, 0));
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_DROP_LINK), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 0);
+
+    set_link(t, "a0", true);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    tx(t, a, 0, f, 64);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 1);
+
+    /* set_link on the switch's own port name works the same way */
+    set_link(t, "sw1.p1", false);
+    expect_ev(t, b, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    shutdown_ctx(t);
+}
+
+static void test_bad_desc(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint32_t txq = MRPSIM_PORT_TXQ;
+    uint8_t f[64];
+    uint32_t i;
+
+    evq_setup(t, a, EVQ_SIZE);
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    data_frame(f, 64, 0);
+
+    /* bad TX lengths: DONE | ERR, LEN error with the descriptor index */
+    tx(t, a, 0, f, 64);
+    i = tx_post(t, a, 0, f, 13, 0);
+    g_assert_cmphex(read_desc(t, &a->tx[0], i).status, ==,
+                    MRPSIM_DESC_DONE | MRPSIM_DESC_ERR);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ERR_INFO), ==,
+                    MRPSIM_ERR_LEN | 1 << MRPSIM_ERR_INFO_INDEX_SHIFT);
+    expect_err(a, MRPSIM_ERR_LEN, 0);
+    expect_ev(t, a, MRPSIM_EV_ERROR, 0, MRPSIM_EV_NONE,
+              MRPSIM_ERR_LEN | 1 << MRPSIM_ERR_INFO_INDEX_SHIFT);
+    i = tx_post(t, a, 0, f, MRPSIM_MAX_FRAME_LEN + 1, 0);
+    g_assert_cmphex(read_desc(t, &a->tx[0], i).status, ==,
+                    MRPSIM_DESC_DONE | MRPSIM_DESC_ERR);
+    expect_err(a, MRPSIM_ERR_LEN, 0);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_ERR), ==, 2);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 1);
+
+    /* unmapped buffer: DMA error, ring halted, descriptor not completed */
+    i = tx_post(t, a, 0, f, 64, 1ULL << 46);
+    g_assert_cmphex(read_desc(t, &a->tx[0], i).status, ==, 0);
+    g_assert_cmphex(prd(a, 0, txq + MRPSIM_Q_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    g_assert_cmphex(prd(a, 0, txq + MRPSIM_Q_HEAD), ==, i);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ERR_INFO) >>
+                    MRPSIM_ERR_INFO_INDEX_SHIFT, ==, i);
+    expect_err(a, MRPSIM_ERR_DMA, 0);
+    /* a halted ring does nothing more */
+    tx_post(t, a, 0, f, 64, 0);
+    g_assert_cmphex(prd(a, 0, txq + MRPSIM_Q_HEAD), ==, i);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 1);
+    /* disable, re-enable: running again */
+    pwr(a, 0, txq + MRPSIM_Q_CTRL, 0);
+    g_assert_cmphex(prd(a, 0, txq + MRPSIM_Q_CTRL), ==, 0);
+    g_assert(ring_enable(t, a, MRPSIM_PORT_BASE(0) + txq, a->tx[0].base,
+                         RING_SIZE));
+    a->tx[0].next = 0;
+    tx(t, a, 0, f, 64);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 2);
+
+    /* ring base in unmapped memory: the descriptor read fails */
+    g_assert(ring_enable(t, a, MRPSIM_PORT_BASE(1) + txq, 1ULL << 46, 4));
+    pwr(a, 1, txq + MRPSIM_Q_TAIL, 1);
+    g_assert_cmphex(prd(a, 1, txq + MRPSIM_Q_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    expect_err(a, MRPSIM_ERR_DMA, 1);
+
+    /* a buffer inside the device's own BAR: refused, not re-entered */
+    i = tx_post(t, a, 0, f, 64, a->bar.addr);
+    g_assert_cmphex(prd(a, 0, txq + MRPSIM_Q_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    expect_err(a, MRPSIM_ERR_DMA, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 2);
+
+    /* RX buffer below 64 bytes: completed with ERR, LEN error */
+    port_rings(t, a, 1, 32);
+    port_rings(t, b, 1, BUF_SIZE);
+    tx(t, b, 1, f, 64);
+    g_assert_cmphex(read_desc(t, &a->rx[1], 0).status, ==,
+                    MRPSIM_DESC_DONE | MRPSIM_DESC_ERR);
+    expect_err(a, MRPSIM_ERR_LEN, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_ERR), ==, 1);
+
+    /* RX buffer in unmapped memory: DMA error, RX ring halted */
+    write_desc(t, &a->rx[1], 1, 1ULL << 46, BUF_SIZE);
+    tx(t, b, 1, f, 64);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_RXQ + MRPSIM_Q_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    expect_err(a, MRPSIM_ERR_DMA, 1);
+    tx(t, b, 1, f, 64);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_DROP_NOBUF), ==, 1);
+    shutdown_ctx(t);
+}
+
+static void test_irq(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    unsigned int v = MRPSIM_VEC_PORT(0);
+    uint8_t f[64], g[BUF_SIZE];
+
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    data_frame(f, 64, 0);
+
+    /* masked at power-on: work is pending, nothing fires */
+    tx(t, a, 0, f, 64);
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_PENDING), ==, BIT(v));
+    g_assert(!msix_fired(t, b, v));
+    /* unmasking fires at once and auto-masks */
+    wr(b, MRPSIM_REG_IRQ_MASK_CLR, BIT(v));
+    g_assert(msix_fired(t, b, v));
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_PENDING), ==, 0);
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_MASK) & BIT(v), ==, BIT(v));
+    /* more work while masked: pending again, no message */
+    tx(t, a, 0, f, 64);
+    g_assert(!msix_fired(t, b, v));
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_PENDING), ==, BIT(v));
+    /* drain, unmask: fires again since work arrived meanwhile */
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, 64);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, 64);
+    wr(b, MRPSIM_REG_IRQ_MASK_CLR, BIT(v));
+    g_assert(msix_fired(t, b, v));
+    /* unmask with nothing pending: no message until new work */
+    wr(b, MRPSIM_REG_IRQ_MASK_CLR, BIT(v));
+    g_assert(!msix_fired(t, b, v));
+    tx(t, a, 0, f, 64);
+    g_assert(msix_fired(t, b, v));
+    /* MASK_SET masks; only existing vectors can be masked */
+    wr(b, MRPSIM_REG_IRQ_MASK_SET, 0xffffffff);
+    g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_MASK), ==, 0x7);
+    tx(t, a, 0, f, 64);
+    g_assert(!msix_fired(t, b, v));
+    shutdown_ctx(t);
+}
+
+static void check_power_on(Ctx *t, Sw *sw)
+{
+    int p;
+    int c;
+
+    g_assert_cmphex(rd(sw, MRPSIM_REG_CTRL), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_INFO), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_IRQ_PENDING), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_IRQ_MASK), ==, 0x7);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_CTRL), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_BASE_LO), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_HEAD), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_DROPS), ==, 0);
+    for (p = 0; p < 2; p++) {
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_TXQ + MRPSIM_Q_CTRL), ==, 0);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_RXQ + MRPSIM_Q_CTRL), ==, 0);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_TXQ + MRPSIM_Q_HEAD), ==, 0);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL), ==, 0);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_CTRL), ==,
+                        MRPSIM_PORT_CTRL_EN);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_MAC_HI), ==,
+                        (0x40 + p) << 8);
+        for (c = 0; c < MRPSIM_PORT_NUM_COUNTERS; c++) {
+            g_assert_cmpuint(cnt(sw, p, c), ==, 0);
+        }
+    }
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_ROLE), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_PORTS), ==, 0xffff);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_PRIO), ==, 0x8000);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_DOMAIN(3)), ==, 0xffffffff);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_INTERVAL), ==, 1000);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_MAX_MISS), ==, 3);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_PERIOD), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_CTRL), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_SEQ_ID), ==, 0);
+}
+
+/* Make @sw ring instance 0 an MRM on ports 0 and 1, test running. */
+static void start_mrm(Sw *sw, uint32_t role, uint32_t iv, uint32_t max_miss)
+{
+    mwr(sw, 0, MRPSIM_MRP_ROLE, role);
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(sw, 0, MRPSIM_MRP_SA_LO, ldl_le_p(sa0));
+    mwr(sw, 0, MRPSIM_MRP_SA_HI, lduw_le_p(sa0 + 4));
+    mwr(sw, 0, MRPSIM_MRP_TEST_INTERVAL, iv);
+    mwr(sw, 0, MRPSIM_MRP_TEST_MAX_MISS, max_miss);
+    mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+}
+
+static void test_reset(void)
+{
+    Ctx *t = boot("-netdev hubport,id=a0,hubid=1 "
+                  "-netdev hubport,id=b0,hubid=1 "
+                  "-device mrpsim,addr=4,netdev0=a0,mac=02:00:00:00:00:40 "
+                  "-device mrpsim,addr=5,netdev0=b0", 2);
+    Sw *sw = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[64];
+
+    check_power_on(t, sw);
+    /* dirty everything */
+    evq_setup(t, sw, EVQ_SIZE);
+    port_rings(t, sw, 0, BUF_SIZE);
+    port_rings(t, sw, 1, BUF_SIZE);
+    tx(t, sw, 0, f, data_frame(f, 64, 0));
+    wr(sw, MRPSIM_REG_IRQ_MASK_CLR, 0x1);
+    pwr(sw, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    pwr(sw, 0, MRPSIM_PORT_MAC_HI, 0x1234);
+    start_mrm(sw, MRPSIM_ROLE_MRM, IV_US, 3);
+    wr(sw, MRPSIM_PORT_BASE(0) + MRPSIM_PORT_TXQ + MRPSIM_Q_TAIL, 99);
+    mwr(sw, 0, MRPSIM_MRP_PRIO, 0x1000);
+    mwr(sw, 0, MRPSIM_MRP_DOMAIN(3), 0);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    /* port 1 has no cable: only port 0 sends, seq 1 and 2 */
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 3);
+
+    wr(sw, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
+    check_power_on(t, sw);
+    /* the test timer is stopped: no more frames on the wire */
+    qtest_clock_step(t->qts, 10 * IV_US * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+
+    /* the same through a system reset (qdev reset) */
+    start_mrm(sw, MRPSIM_ROLE_MRM, IV_US, 3);
+    evq_setup(t, sw, EVQ_SIZE);
+    qobject_unref(qtest_qmp(t->qts, "{'execute': 'system_reset'}"));
+    qtest_qmp_eventwait(t->qts, "RESET");
+    /* the PCI reset cleared the BARs: map the functions again */
+    g_free(t->sw[0].dev);
+    g_free(t->sw[1].dev);
+    sw_init(t, 0, 4);
+    sw_init(t, 1, 5);
+    check_power_on(t, sw);
+    qtest_clock_step(t->qts, 10 * IV_US * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 0);
+    shutdown_ctx(t);
+}
+
+static void check_test_frame(const uint8_t *g, int n, const uint8_t *src,
+                             uint16_t role, uint16_t seq, uint32_t ms,
+                             bool mra)
+{
+    g_assert_cmpint(n, ==, mra ? 70 : MRP_FRAME_LEN);
+    g_assert(!memcmp(g, test_dmac, 6));
+    g_assert(!memcmp(g + 6, src, 6));
+    g_assert_cmphex(lduw_be_p(g + 12), ==, 0x88e3);
+    g_assert_cmphex(lduw_be_p(g + 14), ==, 1);                 /* version */
+    g_assert_cmphex(g[16], ==, 0x02);                          /* Test */
+    g_assert_cmphex(g[17], ==, 18);
+    g_assert_cmphex(lduw_be_p(g + 18), ==, 0x9000);            /* prio */
+    g_assert(!memcmp(g + 20, sa0, 6));
+    g_assert_cmphex(lduw_be_p(g + 26), ==, role);
+    g_assert_cmphex(lduw_be_p(g + 28), ==, 1);                 /* closed */
+    g_assert_cmphex(lduw_be_p(g + 30), ==, 5);                 /* transit. */
+    g_assert_cmphex(ldl_be_p(g + 32), ==, ms);                 /* ts */
+    g_assert_cmphex(g[36], ==, 0x01);                          /* Common */
+    g_assert_cmphex(g[37], ==, 18);
+    g_assert_cmphex(lduw_be_p(g + 38), ==, seq);
+    g_assert_cmphex(g[40], ==, 0x11);                          /* domain */
+    g_assert_cmphex(g[55], ==, 0xff);
+    if (mra) {
+        static const uint8_t opt[12] = { 0x7f, 10, 0, 0, 0, 0, 0, 0,
+                                         0x03, 0, 0, 0 };
+
+        g_assert(!memcmp(g + 56, opt, sizeof(opt)));
+        g_assert_cmphex(g[68], ==, 0x00);                      /* End */
+        g_assert_cmphex(g[69], ==, 0);
+    } else {
+        g_assert_cmphex(g[56], ==, 0x00);                      /* End */
+        g_assert_cmphex(g[57], ==, 0);
+        g_assert_cmphex(g[58] | g[59], ==, 0);                 /* pad */
+    }
+}
+
+static void do_test_mrm_frames(uint32_t role)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    const uint32_t iv = 500;
+    uint8_t g[BUF_SIZE], mac0[6], mac1[6];
+    uint64_t t0;
+    uint16_t status;
+    uint32_t meta;
+    int n, k;
+
+    port_rings(t, b, 0, BUF_SIZE);
+    port_rings(t, b, 1, BUF_SIZE);
+    stl_le_p(mac0, prd(a, 0, MRPSIM_PORT_MAC_LO));
+    stw_le_p(mac0 + 4, prd(a, 0, MRPSIM_PORT_MAC_HI));
+    stl_le_p(mac1, prd(a, 1, MRPSIM_PORT_MAC_LO));
+    stw_le_p(mac1 + 4, prd(a, 1, MRPSIM_PORT_MAC_HI));
+    mwr(a, 0, MRPSIM_MRP_PRIO, 0x9000);
+    mwr(a, 0, MRPSIM_MRP_TRANSITIONS, 4);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, 5);
+    mwr(a, 0, MRPSIM_MRP_DOMAIN(0), 0x11);
+    /* start at 3 ms into virtual time so that timestamps are not 0 */
+    qtest_clock_step(t->qts, 3000000 - qtest_clock_step(t->qts, 0));
+    t0 = 3000000;
+    start_mrm(a, role, iv, 3);
+
+    /* the first frames leave at once, then one pair every interval */
+    for (k = 0; k < 8; k++) {
+        uint32_t ms = (t0 + k * iv * 1000) / 1000000;
+
+        n = rx(t, b, 0, g, &status, &meta);
+        check_test_frame(g, n, mac0, 0, 2 * k + 1, ms,
+                         role == MRPSIM_ROLE_MRA);
+        g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+        g_assert_cmphex(meta, ==, 0xff);
+        n = rx(t, b, 1, g, NULL, NULL);
+        check_test_frame(g, n, mac1, 1, 2 * k + 2, ms,
+                         role == MRPSIM_ROLE_MRA);
+        g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+        g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2 * k + 2);
+        /* half an interval: nothing; the other half: the next pair */
+        qtest_clock_step(t->qts, iv * 500);
+        g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+        qtest_clock_step(t->qts, iv * 500);
+    }
+    /* no drift: 100 intervals in one step give exactly 100 more pairs */
+    qtest_clock_step(t->qts, 99 * iv * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 9 + 99);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_TEST_TX), ==, 9 + 99);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_TX_FRAMES), ==, 9 + 99);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2 * (9 + 99));
+
+    /* interval down to 100 us, not below */
+    mwr(a, 0, MRPSIM_MRP_TEST_INTERVAL, 99);
+    expect_err(a, MRPSIM_ERR_REG, 0xff);
+    mwr(a, 0, MRPSIM_MRP_TEST_INTERVAL, 100);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    qtest_clock_step(t->qts, 1000 * 100 * 10);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 108 + 1 + 10);
+
+    /* a link-down ring port gets no frames, the other one does */
+    set_link(t, "a1", false);
+    qtest_clock_step(t->qts, 1000 * 100);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 120);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_RX_FRAMES), ==, 119);
+
+    /* RUN = 0 stops the generator */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    qtest_clock_step(t->qts, 10 * iv * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 120);
+    shutdown_ctx(t);
+}
+
+static void test_mrm_frames(void)
+{
+    do_test_mrm_frames(MRPSIM_ROLE_MRM);
+}
+
+static void test_mra_frames(void)
+{
+    do_test_mrm_frames(MRPSIM_ROLE_MRA);
+}
+
+/* One interval for a ring of sw0 (MRM) and sw1 (MRC) via the BH. */
+static void ring_step(Ctx *t, uint64_t *rx_own, bool closed)
+{
+    qtest_clock_step(t->qts, IV_US * 1000);
+    if (closed) {
+        *rx_own += 1;
+        wait_cnt(&t->sw[0], 0, MRPSIM_CNT_MRP_TEST_RX, *rx_own);
+        wait_cnt(&t->sw[0], 1, MRPSIM_CNT_MRP_TEST_RX, *rx_own);
+    }
+}
+
+static void test_mrm_loss(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t g[BUF_SIZE];
+    uint64_t own = 1;
+    int k;
+
+    evq_setup(t, a, EVQ_SIZE);
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, a, 1, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    port_rings(t, b, 1, BUF_SIZE);
+    /* sw1 is an MRC on its two ports: sw0 p0 - sw1 p0 ... sw1 p1 - sw0 p1 */
+    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
+    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
+
+    /* closed ring: own frames come back, nothing is lost or missed */
+    for (k = 0; k < 10; k++) {
+        ring_step(t, &own, true);
+    }
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TEST_MISSED), ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, own);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, own);
+    expect_no_ev(t, a);
+    /* neither the MRM's nor the MRC's CPU saw a test frame */
+    g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, -1);
+    g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, -1);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    g_assert_cmpint(rx(t, b, 1, g, NULL, NULL), ==, -1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_NOBUF), ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 0);
+
+    /* cut the sw0 p1 - sw1 p1 cable at both ends */
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    /* loss between max_miss and max_miss + 1 intervals: the 4th tick */
+    for (k = 0; k < 3; k++) {
+        ring_step(t, &own, false);
+        expect_no_ev(t, a);
+    }
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    ring_step(t, &own, false);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
+    expect_no_ev(t, a);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
+                    MRPSIM_MRP_STATUS_S_LOST);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_LOSS), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TEST_MISSED), ==, 2);
+    /* no repeated loss events while it stays open */
+    ring_step(t, &own, false);
+    expect_no_ev(t, a);
+    wait_cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK, 5);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TEST_MISSED), ==, 3);
+
+    /* mend it: regained on both ports at the next tick */
+    set_link(t, "a1", true);
+    set_link(t, "b1", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
+    ring_step(t, &own, true);
+    expect_ev(t, a, MRPSIM_EV_MRP_REGAIN, 1, 0, 1);
+    expect_ev(t, a, MRPSIM_EV_MRP_REGAIN, 0, 0, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_REGAIN), ==, 1);
+    ring_step(t, &own, true);
+    expect_no_ev(t, a);
+    shutdown_ctx(t);
+}
+
+static void test_mrc_fwd(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    uint16_t status;
+    uint32_t meta;
+
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, a, 1, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    port_rings(t, b, 1, BUF_SIZE);
+    mwr(b, 1, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    /* the MRC's ports are blocking: MRP frames still pass */
+    pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+
+    /* MRP_Test from sw0's CPU: through sw1 unchanged, not to sw1's CPU */
+    mrp_test_frame(f, sa0, 77);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, 1);
+    g_assert_cmpint(rx(t, a, 1, g, &status, &meta), ==, MRP_FRAME_LEN);
+    g_assert(!memcmp(f, g, MRP_FRAME_LEN));
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    g_assert_cmpint(rx(t, b, 1, g, NULL, NULL), ==, -1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 1);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_FRAMES), ==, 1);
+
+    /* and the other way round */
+    tx(t, a, 1, f, MRP_FRAME_LEN);
+    wait_cnt(a, 0, MRPSIM_CNT_RX_FRAMES, 1);
+    g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 1);
+
+    /* TopologyChange: forwarded and copied to the CPU with FWD */
+    mrp_ctrl_frame(f, 0x03);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP |
+                    MRPSIM_DESC_FWD);
+    g_assert_cmphex(meta, ==, 1);
+    wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, 2);
+    g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, MRP_FRAME_LEN);
+    g_assert(!memcmp(f, g, MRP_FRAME_LEN));
+
+    /* LinkDown: forwarded only */
+    mrp_ctrl_frame(f, 0x04);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, 3);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+
+    /* another MRP frame (InTest, :03): trapped, not forwarded */
+    mrp_ctrl_frame(f, 0x06);
+    f[5] = 0x03;
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    g_assert_cmphex(meta, ==, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 2);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 3);
+
+    /* data frames do not cross the blocked port, either way */
+    tx(t, a, 1, f, data_frame(f, 64, 3));
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_RX_DROP_BLOCKED), ==, 1);
+    g_assert_cmpint(rx(t, b, 1, g, NULL, NULL), ==, -1);
+    tx(t, b, 1, f, 64);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_BLOCKED), ==, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    /* an MRP frame from the CPU passes the blocked port */
+    tx(t, b, 1, f, mrp_test_frame(f, sa0, 1));
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 4);
+    /* forwarding state: data passes again */
+    pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    tx(t, b, 1, f, data_frame(f, 64, 3));
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 5);
+    /* disabled port: nothing passes */
+    pwr(b, 0, MRPSIM_PORT_CTRL, 0);
+    tx(t, a, 0, f, 64);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_DISABLED), ==, 1);
+    shutdown_ctx(t);
+}
+
+static void test_malformed(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    static const uint8_t other[6] = { 0x02, 0, 0, 0, 0xbb, 1 };
+    uint16_t status;
+    uint32_t meta;
+
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    /* sw1 ring instance 0 is an MRM (no test running) on ports 0, 1 */
+    mwr(b, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRM);
+    mwr(b, 0, MRPSIM_MRP_SA_LO, ldl_le_p(sa0));
+    mwr(b, 0, MRPSIM_MRP_SA_HI, lduw_le_p(sa0 + 4));
+
+    /* too short for version and a TLV header */
+    mrp_test_frame(f, other, 1);
+    tx(t, a, 0, f, 17);
+    /* bad version */
+    mrp_test_frame(f, other, 1);
+    f[15] = 2;
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    /* TLV running past the end */
+    mrp_test_frame(f, other, 1);
+    f[37] = 200;
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    /* Test TLV too short for its fields, at the very end of the frame */
+    mrp_test_frame(f, other, 1);
+    f[17] = 4;
+    tx(t, a, 0, f, 22);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_MALFORMED), ==, 4);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+
+    /* a good test frame from another manager goes to the CPU */
+    mrp_test_frame(f, other, 2);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    g_assert_cmphex(meta, ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    /* our own one is terminated */
+    mrp_test_frame(f, sa0, 3);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TEST_RX), ==, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_MALFORMED), ==, 4);
+    shutdown_ctx(t);
+}
+
+static void test_mrp_regs(void)
+{
+    Ctx *t = boot("-device mrpsim,addr=4,ports=3", 1);
+    Sw *sw = &t->sw[0];
+
+    evq_setup(t, sw, EVQ_SIZE);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, 4);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_INFO) >> 16, ==,
+                    MRPSIM_MRP_BASE(0) + MRPSIM_MRP_ROLE);
+    expect_ev(t, sw, MRPSIM_EV_ERROR, 0xff, MRPSIM_EV_NONE,
+              MRPSIM_ERR_REG | 0xff << 8 | MRPSIM_MRP_BASE(0) << 16);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_ROLE), ==, 0);
+    /* port out of range, primary == secondary */
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0x0300);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0x0101);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_PORTS), ==, 0xffff);
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0xff01);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_PORTS), ==, 0xff01);
+    /* a port already used by another instance */
+    mwr(sw, 1, MRPSIM_MRP_PORTS, 0x0102);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 1, MRPSIM_MRP_PORTS, 0x0200);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    /* RUN needs a managing role */
+    mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==, 0);
+    /* ring state: a change counts a transition, a bad value does not */
+    mwr(sw, 0, MRPSIM_MRP_RING_STATE, 1);
+    mwr(sw, 0, MRPSIM_MRP_RING_STATE, 1);
+    mwr(sw, 0, MRPSIM_MRP_RING_STATE, 2);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TRANSITIONS), ==, 1);
+    mwr(sw, 0, MRPSIM_MRP_RING_STATE, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TRANSITIONS), ==, 2);
+    /* PRIO, SA, DOMAIN read back */
+    mwr(sw, 0, MRPSIM_MRP_PRIO, 0x1234a000);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_PRIO), ==, 0xa000);
+    mwr(sw, 0, MRPSIM_MRP_SA_HI, 0xffff0605);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_SA_HI), ==, 0x0605);
+    mwr(sw, 0, MRPSIM_MRP_DOMAIN(2), 0x01020304);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_DOMAIN(2)), ==, 0x01020304);
+    /* invalid port state */
+    pwr(sw, 0, MRPSIM_PORT_CTRL, 7);
+    expect_err(sw, MRPSIM_ERR_REG, 0);
+    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    shutdown_ctx(t);
+}
+
+static void test_period(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    Ev ev;
+
+    evq_setup(t, a, EVQ_SIZE);
+    mwr(a, 0, MRPSIM_MRP_TEST_PERIOD, 3500);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 100);
+    qtest_clock_step(t->qts, 3499000);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    expect_no_ev(t, a);
+    qtest_clock_step(t->qts, 1000);
+    g_assert(ev_next(t, a, &ev));
+    g_assert_cmpuint(ev.type, ==, MRPSIM_EV_TEST_DONE);
+    g_assert_cmpuint(ev.ring, ==, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_TEST_CTRL), ==, 0);
+    /* 4 ticks: 0, 1, 2, 3 ms */
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 4);
+    qtest_clock_step(t->qts, 10 * IV_US * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 4);
+    shutdown_ctx(t);
+}
+
+static void test_evq_full(void)
+{
+    Ctx *t = boot("-netdev hubport,id=a0,hubid=1 "
+                  "-device mrpsim,addr=4,netdev0=a0", 1);
+    Sw *sw = &t->sw[0];
+
+    /* two entries: one usable */
+    evq_setup(t, sw, 2);
+    set_link(t, "a0", false);
+    set_link(t, "a0", true);
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_EVQ_DROPS), ==, 1);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==,
+                    MRPSIM_ERR_BIT(MRPSIM_ERR_EVQ_FULL));
+    expect_ev(t, sw, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    expect_no_ev(t, sw);
+    set_link(t, "a0", false);
+    expect_ev(t, sw, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    /* event queue in unmapped memory: DMA error, the queue halts */
+    wr(sw, MRPSIM_REG_EVQ_CTRL, 0);
+    g_assert(ring_enable(t, sw, MRPSIM_REG_EVQ_BASE_LO, 1ULL << 46, 4));
+    set_link(t, "a0", true);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS) &
+                    MRPSIM_ERR_BIT(MRPSIM_ERR_DMA), !=, 0);
+    shutdown_ctx(t);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/mrpsim/ident", test_ident);
+    qtest_add_func("/mrpsim/ring-setup", test_ring_setup);
+    qtest_add_func("/mrpsim/cable", test_cable);
+    qtest_add_func("/mrpsim/link", test_link);
+    qtest_add_func("/mrpsim/bad-desc", test_bad_desc);
+    qtest_add_func("/mrpsim/irq", test_irq);
+    qtest_add_func("/mrpsim/reset", test_reset);
+    qtest_add_func("/mrpsim/mrp-regs", test_mrp_regs);
+    qtest_add_func("/mrpsim/mrm-frames", test_mrm_frames);
+    qtest_add_func("/mrpsim/mra-frames", test_mra_frames);
+    qtest_add_func("/mrpsim/mrm-loss-regain", test_mrm_loss);
+    qtest_add_func("/mrpsim/mrc-forward-blocking", test_mrc_fwd);
+    qtest_add_func("/mrpsim/malformed", test_malformed);
+    qtest_add_func("/mrpsim/test-period", test_period);
+    qtest_add_func("/mrpsim/evq-full", test_evq_full);
+
+    return g_test_run();
+}
