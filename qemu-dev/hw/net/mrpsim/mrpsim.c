@@ -515,7 +515,8 @@ static uint32_t mrpsim_global_read(MrpsimState *s, hwaddr addr)
     case MRPSIM_REG_ID:
         return MRPSIM_ID;
     case MRPSIM_REG_VERSION:
-        return MRPSIM_VERSION_MAJOR << 16 | MRPSIM_VERSION_MINOR;
+        return MRPSIM_VERSION_MAJOR << MRPSIM_VERSION_MAJOR_SHIFT |
+               MRPSIM_VERSION_MINOR;
     case MRPSIM_REG_CAP:
         return mrpsim_cap(s);
     case MRPSIM_REG_ERR_STATUS:
