@@ -136,41 +136,59 @@ enum mrpsim_err {
 #define MRPSIM_PORT_MAC_LO		0x048	/* RW, port MAC bytes 0-3 */
 #define MRPSIM_PORT_MAC_HI		0x04c	/* RW, port MAC bytes 4-5 */
 
-/*
- * Per-port 64-bit counters at MRPSIM_PORT_BASE(p) + MRPSIM_PORT_CNT(i).
- * X(index, name) lists them in register order; names are ethtool strings.
+/* Per-port 64-bit counters at MRPSIM_PORT_BASE(p) + MRPSIM_PORT_CNT(i),
+ * in register order; MRPSIM_PORT_COUNTER_NAMES gives their ethtool names.
  */
 #define MRPSIM_PORT_CNT_BASE		0x100
 #define MRPSIM_PORT_CNT(i)		(MRPSIM_PORT_CNT_BASE + (i) * 8)
-#define MRPSIM_PORT_COUNTERS(X)					\
-	X(RX_FRAMES,		"hw_rx_frames")				\
-	X(RX_BYTES,		"hw_rx_bytes")				\
-	X(TX_FRAMES,		"hw_tx_frames")				\
-	X(TX_BYTES,		"hw_tx_bytes")				\
-	X(RX_DROP_NOBUF,	"hw_rx_drop_nobuf")			\
-	X(RX_DROP_BLOCKED,	"hw_rx_drop_blocked")			\
-	X(RX_DROP_DISABLED,	"hw_rx_drop_disabled")			\
-	X(RX_ERR,		"hw_rx_err")				\
-	X(TX_DROP_BLOCKED,	"hw_tx_drop_blocked")			\
-	X(TX_DROP_LINK,		"hw_tx_drop_link")			\
-	X(TX_ERR,		"hw_tx_err")				\
-	X(MRP_TEST_TX,		"hw_mrp_test_tx")			\
-	X(MRP_TEST_RX,		"hw_mrp_test_rx")			\
-	X(MRP_TEST_MISSED,	"hw_mrp_test_missed")			\
-	X(MRP_LOSS,		"hw_mrp_loss")				\
-	X(MRP_REGAIN,		"hw_mrp_regain")			\
-	X(MRP_TRAP,		"hw_mrp_trap")				\
-	X(MRP_FWD,		"hw_mrp_fwd")				\
-	X(MRP_MALFORMED,	"hw_mrp_malformed")			\
-	X(MRP_FWD_DROP,		"hw_mrp_fwd_drop")
 
-#define MRPSIM_CNT_ENUM(id, name)	MRPSIM_CNT_##id,
 enum mrpsim_port_counter {
-	MRPSIM_PORT_COUNTERS(MRPSIM_CNT_ENUM)
+	MRPSIM_CNT_RX_FRAMES,
+	MRPSIM_CNT_RX_BYTES,
+	MRPSIM_CNT_TX_FRAMES,
+	MRPSIM_CNT_TX_BYTES,
+	MRPSIM_CNT_RX_DROP_NOBUF,
+	MRPSIM_CNT_RX_DROP_BLOCKED,
+	MRPSIM_CNT_RX_DROP_DISABLED,
+	MRPSIM_CNT_RX_ERR,
+	MRPSIM_CNT_TX_DROP_BLOCKED,
+	MRPSIM_CNT_TX_DROP_LINK,
+	MRPSIM_CNT_TX_ERR,
+	MRPSIM_CNT_MRP_TEST_TX,
+	MRPSIM_CNT_MRP_TEST_RX,
+	MRPSIM_CNT_MRP_TEST_MISSED,
+	MRPSIM_CNT_MRP_LOSS,
+	MRPSIM_CNT_MRP_REGAIN,
+	MRPSIM_CNT_MRP_TRAP,
+	MRPSIM_CNT_MRP_FWD,
+	MRPSIM_CNT_MRP_MALFORMED,
+	MRPSIM_CNT_MRP_FWD_DROP,
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
-#undef MRPSIM_CNT_ENUM
+/* ethtool strings, indexed by enum mrpsim_port_counter */
+#define MRPSIM_PORT_COUNTER_NAMES {					\
+	[MRPSIM_CNT_RX_FRAMES]		= "hw_rx_frames",		\
+	[MRPSIM_CNT_RX_BYTES]		= "hw_rx_bytes",		\
+	[MRPSIM_CNT_TX_FRAMES]		= "hw_tx_frames",		\
+	[MRPSIM_CNT_TX_BYTES]		= "hw_tx_bytes",		\
+	[MRPSIM_CNT_RX_DROP_NOBUF]	= "hw_rx_drop_nobuf",		\
+	[MRPSIM_CNT_RX_DROP_BLOCKED]	= "hw_rx_drop_blocked",		\
+	[MRPSIM_CNT_RX_DROP_DISABLED]	= "hw_rx_drop_disabled",	\
+	[MRPSIM_CNT_RX_ERR]		= "hw_rx_err",			\
+	[MRPSIM_CNT_TX_DROP_BLOCKED]	= "hw_tx_drop_blocked",		\
+	[MRPSIM_CNT_TX_DROP_LINK]	= "hw_tx_drop_link",		\
+	[MRPSIM_CNT_TX_ERR]		= "hw_tx_err",			\
+	[MRPSIM_CNT_MRP_TEST_TX]	= "hw_mrp_test_tx",		\
+	[MRPSIM_CNT_MRP_TEST_RX]	= "hw_mrp_test_rx",		\
+	[MRPSIM_CNT_MRP_TEST_MISSED]	= "hw_mrp_test_missed",		\
+	[MRPSIM_CNT_MRP_LOSS]		= "hw_mrp_loss",		\
+	[MRPSIM_CNT_MRP_REGAIN]		= "hw_mrp_regain",		\
+	[MRPSIM_CNT_MRP_TRAP]		= "hw_mrp_trap",		\
+	[MRPSIM_CNT_MRP_FWD]		= "hw_mrp_fwd",			\
+	[MRPSIM_CNT_MRP_MALFORMED]	= "hw_mrp_malformed",		\
+	[MRPSIM_CNT_MRP_FWD_DROP]	= "hw_mrp_fwd_drop",		\
+}
 
 /* ---- MRP engine, one block per ring instance ---- */
 #define MRPSIM_MRP_BASE(r)		(0x4000 + (r) * 0x100)
