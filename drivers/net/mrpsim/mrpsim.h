@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrpsim: switchdev driver for the mrpsim MRP offload switch.
+ *
+ * The device is a PCI Ethernet switch whose ports each have a TX and an RX
+ * descriptor ring, an event queue shared by all ports and an engine that
+ * runs the Media Redundancy Protocol (IEC 62439-2) test frames.  Data
+ * frames are forwarded by the Linux bridge; only MRP frames are forwarded
+ * between ring ports by the device.  The programming model lives in
+ * mrpsim_hw.h and Documentation in docs/specs/mrpsim.rst.
+ */
+#ifndef _MRPSIM_H
+#define _MRPSIM_H
+
+#include <linux/atomic.h>
+#include <linux/io.h>
+#include <linux/kfifo.h>
+#include <linux/netdevice.h>
+#include <linux/notifier.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <net/switchdev.h>
+
+#include "mrpsim_hw.h"
+
+#define MRPSIM_TX_RING_SIZE	256
+#define MRPSIM_RX_RING_SIZE	256
+#define MRPSIM_EVQ_SIZE		256
+/* Every RX buffer holds the largest frame a port can receive. */
+#define MRPSIM_RX_BUF_LEN	MRPSIM_MAX_FRAME_LEN
+/* Wake a stopped TX queue once this many descriptors are free again. */
+#define MRPSIM_TX_WAKE_THRESH	(MRPSIM_TX_RING_SIZE / 4)
+/* A port is in at most one ring, so this bounds the rings of a switch. */
+#define MRPSIM_MAX_MRP		MRPSIM_MAX_PORTS
+/* Loss/regain/test-done events waiting for process context. */
+#define MRPSIM_MRP_EV_FIFO	32
+#define MRPSIM_NUM_ERR		(MRPSIM_ERR_REG + 1)
+
+#define MRPSIM_VER_MAJOR(v)	((v) >> MRPSIM_VERSION_MAJOR_SHIFT)
+#define MRPSIM_VER_MINOR(v)	((v) & MRPSIM_VERSION_MINOR_MASK)
+
+/**
+ * struct mrpsim_buf - a buffer attached to a descriptor
+ * @skb: the frame (TX) or the receive buffer (RX)
+ * @dma: DMA address of @skb->data
+ * @len: mapped length
+ */
+struct mrpsim_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	unsigned int len;
+};
+
+/**
+ * struct mrpsim_queue - a TX or RX descriptor ring
+ * @desc: descriptors, DMA-coherent
+ * @desc_dma: DMA address of @desc
+ * @buf: per-descriptor buffers
+ * @regs: queue register block (MRPSIM_Q_*)
+ * @size: number of descriptors, a power of two
+ * @head: free-running index of the next descriptor the driver reclaims
+ * @tail: free-running index of the next descriptor the driver posts
+ *
+ * The device owns the descriptors from @head to @tail (excluded); the
+ * register TAIL is @tail modulo @size.  At most @size - 1 are posted.
+ */
+struct mrpsim_queue {
+	struct mrpsim_desc *desc;
+	dma_addr_t desc_dma;
+	struct mrpsim_buf *buf;
+	void __iomem *regs;
+	unsigned int size;
+	unsigned int head;
+	unsigned int tail;
+};
+
+/* Driver counters of a port updated by its NAPI poll routine only. */
+struct mrpsim_napi_stats {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_dropped;		/* no memory for a replacement buffer */
+	u64 rx_errors;		/* descriptors the device got wrong */
+	u64 rx_fwd_offload;	/* frames the device also forwarded */
+	u64 rx_mrp;		/* MRP frames that reached the CPU */
+	u64 rx_mrp_test;	/* MRP_Test frames that reached the CPU */
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_errors;		/* frames the device refused */
+	struct u64_stats_sync syncp;
+};
+
+/* Driver counters of a port updated by ndo_start_xmit only. */
+struct mrpsim_xmit_stats {
+	u64 tx_dropped;
+	struct u64_stats_sync syncp;
+};
+
+/* Driver counters of a port for rare events. */
+struct mrpsim_ev_stats {
+	atomic64_t link_events;
+	atomic64_t mrp_loss_events;
+	atomic64_t mrp_regain_events;
+	atomic64_t dev_errors;		/* device errors on this port */
+	atomic64_t ring_restarts;
+};
+
+/* A snapshot of all driver counters of a port. */
+struct mrpsim_drv_stats {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 rx_dropped;
+	u64 rx_errors;
+	u64 rx_fwd_offload;
+	u64 rx_mrp;
+	u64 rx_mrp_test;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 tx_errors;
+	u64 tx_dropped;
+	u64 link_events;
+	u64 mrp_loss_events;
+	u64 mrp_regain_events;
+	u64 dev_errors;
+	u64 ring_restarts;
+};
+
+struct mrpsim;
+
+/**
+ * struct mrpsim_port - one switch port and its netdev
+ * @sw: the switch
+ * @netdev: the port's net_device
+ * @regs: port register block
+ * @index: port number on the switch
+ * @irq: Linux IRQ of the port's MSI-X vector
+ * @napi: RX and TX completion processing
+ * @txq: TX ring
+ * @rxq: RX ring
+ * @nstats: counters updated by NAPI
+ * @xstats: counters updated by ndo_start_xmit
+ * @estats: counters updated by event processing
+ * @bridge: bridge the port is offloaded to, or NULL (RTNL)
+ * @stp_state: bridge port state (BR_STATE_*) (RTNL)
+ * @hw_up: the rings run and NAPI is enabled (RTNL)
+ * @mrp: MRP ring the port belongs to, or NULL (RTNL)
+ * @restart_work: restarts the rings after the device halted one
+ * @irq_name: name of @irq
+ */
+struct mrpsim_port {
+	struct mrpsim *sw;
+	struct net_device *netdev;
+	void __iomem *regs;
+	unsigned int index;
+	unsigned int irq;
+	struct napi_struct napi;
+	struct mrpsim_queue txq;
+	struct mrpsim_queue rxq;
+	struct mrpsim_napi_stats nstats;
+	struct mrpsim_xmit_stats xstats;
+	struct mrpsim_ev_stats estats;
+	struct net_device *bridge;
+	u8 stp_state;
+	bool hw_up;
+	struct mrpsim_mrp *mrp;
+	struct work_struct restart_work;
+	char irq_name[32];
+};
+
+/**
+ * struct mrpsim_mrp - an MRP ring instance of a bridge (RTNL)
+ * @br: bridge owning the ring, NULL when the entry is free
+ * @p_dev: primary ring port
+ * @s_dev: secondary ring port
+ * @ring_id: the bridge's ring id
+ * @prio: MRM/MRA priority
+ * @hw: engine instance, or -1 when the ring runs in software
+ * @role: ring role requested by the bridge (BR_MRP_RING_ROLE_*)
+ * @role_hw: the engine runs @role
+ * @test_hw: the engine generates or monitors MRP_Test frames
+ *
+ * A ring is added to the switch that owns at least one of its ports.
+ * With the MRP engine in use both ports are on this switch and @hw names
+ * the engine instance; otherwise the bridge runs the protocol and the
+ * switch only traps MRP frames to the CPU.
+ */
+struct mrpsim_mrp {
+	struct net_device *br;
+	struct net_device *p_dev;
+	struct net_device *s_dev;
+	u32 ring_id;
+	u16 prio;
+	int hw;
+	u8 role;
+	bool role_hw;
+	bool test_hw;
+};
+
+/**
+ * struct mrpsim_mrp_ev - an engine event handed to process context
+ * @type: MRPSIM_EV_MRP_LOSS, MRPSIM_EV_MRP_REGAIN or MRPSIM_EV_TEST_DONE
+ * @port: port index (validated)
+ * @ring: engine instance (validated)
+ */
+struct mrpsim_mrp_ev {
+	u8 type;
+	u8 port;
+	u8 ring;
+};
+
+/**
+ * struct mrpsim - one switch (PCI function)
+ * @pdev: PCI device
+ * @regs: BAR0 registers
+ * @base_mac: switch base MAC, also the switch id
+ * @version: VERSION register
+ * @num_ports: number of ports
+ * @num_rings: number of engine instances
+ * @mrp_engine: the MRP engine is present and in use
+ * @mra: the engine supports the MRA role (test monitor)
+ * @ports: ports, @num_ports of them
+ * @evq: event queue, DMA-coherent
+ * @evq_dma: DMA address of @evq
+ * @evq_tail: free-running index of the next event to consume
+ * @ev_irq: Linux IRQ of the event vector
+ * @cnt_lock: serialises the latched 64-bit counter reads
+ * @mrp: ring instances (RTNL)
+ * @mrp_ev: engine events for @mrp_work (single producer and consumer)
+ * @mrp_work: reports engine events to the bridge
+ * @mrp_ev_lost: engine events lost because @mrp_ev was full
+ * @errors: device errors by code
+ * @bad_events: malformed events from the device
+ */
+struct mrpsim {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	u8 base_mac[ETH_ALEN];
+	u32 version;
+	unsigned int num_ports;
+	unsigned int num_rings;
+	bool mrp_engine;
+	bool mra;
+	struct mrpsim_port *ports[MRPSIM_MAX_PORTS];
+	struct mrpsim_event *evq;
+	dma_addr_t evq_dma;
+	unsigned int evq_tail;
+	unsigned int ev_irq;
+	spinlock_t cnt_lock; /* latched counter reads */
+	struct mrpsim_mrp mrp[MRPSIM_MAX_MRP];
+	DECLARE_KFIFO(mrp_ev, struct mrpsim_mrp_ev, MRPSIM_MRP_EV_FIFO);
+	struct work_struct mrp_work;
+	atomic64_t mrp_ev_lost;
+	atomic64_t errors[MRPSIM_NUM_ERR];
+	atomic64_t bad_events;
+};
+
+static inline u32 mrpsim_read(struct mrpsim *sw, u32 reg)
+{
+	return readl(sw->regs + reg);
+}
+
+static inline void mrpsim_write(struct mrpsim *sw, u32 reg, u32 val)
+{
+	writel(val, sw->regs + reg);
+}
+
+static inline u32 mrpsim_port_read(struct mrpsim_port *port, u32 reg)
+{
+	return readl(port->regs + reg);
+}
+
+static inline void mrpsim_port_write(struct mrpsim_port *port, u32 reg,
+				     u32 val)
+{
+	writel(val, port->regs + reg);
+}
+
+static inline u32 mrpsim_mrp_read(struct mrpsim *sw, int hw, u32 reg)
+{
+	return readl(sw->regs + MRPSIM_MRP_BASE(hw) + reg);
+}
+
+static inline void mrpsim_mrp_write(struct mrpsim *sw, int hw, u32 reg,
+				    u32 val)
+{
+	writel(val, sw->regs + MRPSIM_MRP_BASE(hw) + reg);
+}
+
+/* A MAC address in a LO/HI register pair: byte 0 in bits 7:0 of LO,
+ * bytes 4 and 5 in bits 15:0 of HI.
+ */
+static inline void mrpsim_mac_from_regs(u8 *mac, u32 lo, u32 hi)
+{
+	__le32 lo_le = cpu_to_le32(lo);
+	__le16 hi_le = cpu_to_le16(hi);
+
+	memcpy(mac, &lo_le, sizeof(lo_le));
+	memcpy(mac + sizeof(lo_le), &hi_le, sizeof(hi_le));
+}
+
+static inline void mrpsim_mac_to_regs(const u8 *mac, u32 *lo, u32 *hi)
+{
+	__le32 lo_le;
+	__le16 hi_le;
+
+	memcpy(&lo_le, mac, sizeof(lo_le));
+	memcpy(&hi_le, mac + sizeof(lo_le), sizeof(hi_le));
+	*lo = le32_to_cpu(lo_le);
+	*hi = le16_to_cpu(hi_le);
+}
+
+/* Vectors auto-mask when they fire; unmask once their work is drained. */
+static inline void mrpsim_irq_unmask(struct mrpsim *sw, unsigned int vec)
+{
+	mrpsim_write(sw, MRPSIM_REG_IRQ_MASK_CLR, BIT(vec));
+}
+
+static inline void mrpsim_irq_mask(struct mrpsim *sw, unsigned int vec)
+{
+	mrpsim_write(sw, MRPSIM_REG_IRQ_MASK_SET, BIT(vec));
+}
+
+/* mrpsim_port.c */
+extern const struct net_device_ops mrpsim_netdev_ops;
+int mrpsim_port_create(struct mrpsim *sw, unsigned int index);
+void mrpsim_port_destroy(struct mrpsim_port *port);
+void mrpsim_port_link_event(struct mrpsim_port *port, bool up);
+void mrpsim_port_ring_error(struct mrpsim_port *port);
+void mrpsim_port_apply_state(struct mrpsim_port *port);
+void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
+			       struct mrpsim_drv_stats *s);
+
+/* mrpsim_ethtool.c */
+extern const struct ethtool_ops mrpsim_ethtool_ops;
+
+/* mrpsim_switchdev.c */
+bool mrpsim_netdev_check(const struct net_device *dev);
+int mrpsim_switchdev_register(void);
+void mrpsim_switchdev_unregister(void);
+
+/* mrpsim_mrp.c */
+int mrpsim_mrp_obj_add(struct mrpsim_port *port,
+		       const struct switchdev_obj *obj,
+		       struct netlink_ext_ack *extack);
+int mrpsim_mrp_obj_del(struct mrpsim_port *port,
+		       const struct switchdev_obj *obj);
+int mrpsim_mrp_port_role_set(struct mrpsim_port *port, u8 role);
+void mrpsim_mrp_port_leave(struct mrpsim_port *port);
+void mrpsim_mrp_bridge_addr_changed(struct mrpsim *sw,
+				    const struct net_device *br);
+void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev);
+void mrpsim_mrp_init(struct mrpsim *sw);
+void mrpsim_mrp_work(struct work_struct *work);
+
+static inline struct mrpsim_port *
+mrpsim_port_from_netdev(const struct net_device *dev)
+{
+	return mrpsim_netdev_check(dev) ? netdev_priv(dev) : NULL;
+}
+
+#endif /* _MRPSIM_H */

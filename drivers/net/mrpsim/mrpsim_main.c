@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrpsim: PCI probe, event queue and interrupts.
+ *
+ * Vector 0 signals the event queue, which carries link changes, MRP engine
+ * events and device errors; it is handled by a threaded interrupt handler.
+ * Vector 1 + N signals port N's RX and TX completions, handled by the
+ * port's NAPI context (mrpsim_port.c).  Every vector masks itself when it
+ * fires and is unmasked by the driver once its work is drained.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <net/switchdev.h>
+
+#include "mrpsim.h"
+
+static bool mrp_offload = true;
+module_param(mrp_offload, bool, 0444);
+MODULE_PARM_DESC(mrp_offload,
+		 "Run MRP rings in the device's MRP engine when it has one (default: 1); with 0 the bridge runs MRP in software and the device only traps MRP frames to the CPU");
+
+#define MRPSIM_RESET_POLL_US	10
+#define MRPSIM_RESET_TIMEOUT_US	10000
+
+static const char * const mrpsim_err_names[MRPSIM_NUM_ERR] = {
+	[MRPSIM_ERR_NONE]	= "none",
+	[MRPSIM_ERR_DMA]	= "DMA failure",
+	[MRPSIM_ERR_RING]	= "bad ring base or size",
+	[MRPSIM_ERR_INDEX]	= "ring index out of range",
+	[MRPSIM_ERR_LEN]	= "bad buffer length",
+	[MRPSIM_ERR_EVQ_FULL]	= "event queue overflow",
+	[MRPSIM_ERR_REG]	= "invalid register value",
+};
+
+static int mrpsim_reset(struct mrpsim *sw)
+{
+	u32 val;
+
+	mrpsim_write(sw, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
+	return readl_poll_timeout(sw->regs + MRPSIM_REG_CTRL, val,
+				  !(val & MRPSIM_CTRL_RESET),
+				  MRPSIM_RESET_POLL_US, MRPSIM_RESET_TIMEOUT_US);
+}
+
+static void mrpsim_error_event(struct mrpsim *sw, u32 info)
+{
+	unsigned int code = info & MRPSIM_ERR_INFO_CODE_MASK;
+	unsigned int pnum = (info & MRPSIM_ERR_INFO_PORT_MASK) >>
+			    MRPSIM_ERR_INFO_PORT_SHIFT;
+	unsigned int index = (info & MRPSIM_ERR_INFO_INDEX_MASK) >>
+			     MRPSIM_ERR_INFO_INDEX_SHIFT;
+	struct mrpsim_port *port = NULL;
+
+	if (code == MRPSIM_ERR_NONE || code >= MRPSIM_NUM_ERR) {
+		atomic64_inc(&sw->bad_events);
+		dev_err_ratelimited(&sw->pdev->dev,
+				    "unknown device error, info %#x\n", info);
+		return;
+	}
+	atomic64_inc(&sw->errors[code]);
+
+	if (pnum < sw->num_ports) {
+		port = sw->ports[pnum];
+		atomic64_inc(&port->estats.dev_errors);
+		if (net_ratelimit())
+			netdev_err(port->netdev,
+				   "device error: %s (descriptor %u)\n",
+				   mrpsim_err_names[code], index);
+	} else {
+		dev_err_ratelimited(&sw->pdev->dev, "device error: %s\n",
+				    mrpsim_err_names[code]);
+	}
+
+	/* A DMA error halts the ring it happened on: restart the port. */
+	if (code == MRPSIM_ERR_DMA && port)
+		mrpsim_port_ring_error(port);
+}
+
+static void mrpsim_handle_event(struct mrpsim *sw,
+				const struct mrpsim_event *ev)
+{
+	struct mrpsim_port *port = NULL;
+
+	if (ev->port < sw->num_ports)
+		port = sw->ports[ev->port];
+
+	switch (ev->type) {
+	case MRPSIM_EV_LINK:
+		if (!port)
+			break;
+		mrpsim_port_link_event(port, le32_to_cpu(ev->data));
+		return;
+	case MRPSIM_EV_MRP_LOSS:
+	case MRPSIM_EV_MRP_REGAIN:
+		if (!port || ev->ring >= sw->num_rings)
+			break;
+		mrpsim_mrp_event(sw, ev);
+		return;
+	case MRPSIM_EV_TEST_DONE:
+		if (ev->ring >= sw->num_rings)
+			break;
+		mrpsim_mrp_event(sw, ev);
+		return;
+	case MRPSIM_EV_ERROR:
+		mrpsim_error_event(sw, le32_to_cpu(ev->data));
+		return;
+	default:
+		break;
+	}
+
+	atomic64_inc(&sw->bad_events);
+	dev_warn_ratelimited(&sw->pdev->dev,
+			     "malformed event: type %u port %u ring %u\n",
+			     ev->type, ev->port, ev->ring);
+}
+
+/* Errors that raise no event (event queue overflow) are only visible in
+ * ERR_STATUS; the others were counted from their ERROR events.
+ */
+static void mrpsim_check_err_status(struct mrpsim *sw)
+{
+	u32 status = mrpsim_read(sw, MRPSIM_REG_ERR_STATUS);
+
+	if (!status)
+		return;
+	mrpsim_write(sw, MRPSIM_REG_ERR_STATUS, status);
+	if (status & MRPSIM_ERR_BIT(MRPSIM_ERR_EVQ_FULL)) {
+		atomic64_inc(&sw->errors[MRPSIM_ERR_EVQ_FULL]);
+		dev_warn_ratelimited(&sw->pdev->dev,
+				     "event queue overflow, %u events lost so far\n",
+				     mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS));
+	}
+}
+
+static irqreturn_t mrpsim_event_thread(int irq, void *data)
+{
+	unsigned int mask = MRPSIM_EVQ_SIZE - 1;
+	struct mrpsim *sw = data;
+	struct mrpsim_event *ev;
+	struct mrpsim_event e;
+	unsigned int n;
+
+	/* The queue holds at most MRPSIM_EVQ_SIZE - 1 entries: anything the
+	 * device writes after this loop re-arms the (masked) vector.
+	 */
+	for (n = 0; n < MRPSIM_EVQ_SIZE; n++) {
+		ev = &sw->evq[sw->evq_tail & mask];
+		if (!(READ_ONCE(ev->flags) & MRPSIM_EV_F_VALID))
+			break;
+		/* Read the entry only after seeing VALID. */
+		dma_rmb();
+		e = *ev;
+		WRITE_ONCE(ev->flags, 0);
+		sw->evq_tail++;
+		mrpsim_handle_event(sw, &e);
+	}
+	if (n)
+		mrpsim_write(sw, MRPSIM_REG_EVQ_TAIL, sw->evq_tail & mask);
+
+	mrpsim_check_err_status(sw);
+	mrpsim_irq_unmask(sw, MRPSIM_VEC_EVENT);
+
+	return IRQ_HANDLED;
+}
+
+static int mrpsim_evq_init(struct mrpsim *sw)
+{
+	struct device *dev = &sw->pdev->dev;
+
+	sw->evq = dmam_alloc_coherent(dev, MRPSIM_EVQ_SIZE * sizeof(*sw->evq),
+				      &sw->evq_dma, GFP_KERNEL);
+	if (!sw->evq)
+		return -ENOMEM;
+	sw->evq_tail = 0;
+
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_LO, lower_32_bits(sw->evq_dma));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_HI, upper_32_bits(sw->evq_dma));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_SIZE, MRPSIM_EVQ_SIZE);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_TAIL, 0);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, MRPSIM_Q_CTRL_EN);
+	if (!(mrpsim_read(sw, MRPSIM_REG_EVQ_CTRL) & MRPSIM_Q_CTRL_EN)) {
+		dev_err(dev, "device refused the event queue\n");
+		return -EIO;
+	}
+
+	return 0;
+}
+
+static int mrpsim_hw_init(struct mrpsim *sw)
+{
+	struct device *dev = &sw->pdev->dev;
+	u32 id, cap;
+
+	id = mrpsim_read(sw, MRPSIM_REG_ID);
+	if (id != MRPSIM_ID) {
+		dev_err(dev, "unexpected device id %#x\n", id);
+		return -ENODEV;
+	}
+
+	sw->version = mrpsim_read(sw, MRPSIM_REG_VERSION);
+	if (MRPSIM_VER_MAJOR(sw->version) != MRPSIM_VERSION_MAJOR) {
+		dev_err(dev, "unsupported device version %u.%u\n",
+			MRPSIM_VER_MAJOR(sw->version), MRPSIM_VER_MINOR(sw->version));
+		return -ENODEV;
+	}
+
+	cap = mrpsim_read(sw, MRPSIM_REG_CAP);
+	sw->num_ports = cap & MRPSIM_CAP_PORTS_MASK;
+	if (sw->num_ports < MRPSIM_MIN_PORTS ||
+	    sw->num_ports > MRPSIM_MAX_PORTS) {
+		dev_err(dev, "unsupported number of ports %u\n", sw->num_ports);
+		return -ENODEV;
+	}
+
+	if (cap & MRPSIM_CAP_MRP) {
+		sw->num_rings = (cap & MRPSIM_CAP_RINGS_MASK) >>
+				MRPSIM_CAP_RINGS_SHIFT;
+		sw->num_rings = min_t(unsigned int, sw->num_rings,
+				      MRPSIM_MAX_RINGS);
+		sw->mra = !!(cap & MRPSIM_CAP_MRA);
+		sw->mrp_engine = mrp_offload && sw->num_rings;
+	}
+
+	mrpsim_mac_from_regs(sw->base_mac,
+			     mrpsim_read(sw, MRPSIM_REG_MAC_LO),
+			     mrpsim_read(sw, MRPSIM_REG_MAC_HI));
+	if (!is_valid_ether_addr(sw->base_mac)) {
+		dev_warn(dev, "invalid base MAC %pM, using a random switch id\n",
+			 sw->base_mac);
+		eth_random_addr(sw->base_mac);
+	}
+
+	if (mrpsim_reset(sw)) {
+		dev_err(dev, "device reset timed out\n");
+		return -EIO;
+	}
+
+	return 0;
+}
+
+static void mrpsim_hw_stop(struct mrpsim *sw)
+{
+	mrpsim_write(sw, MRPSIM_REG_IRQ_MASK_SET,
+		     GENMASK(MRPSIM_NUM_VECS(sw->num_ports) - 1, 0));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, 0);
+	/* Stops every ring, timer and DMA of the device. */
+	if (mrpsim_reset(sw))
+		dev_warn(&sw->pdev->dev, "device reset timed out\n");
+}
+
+static void mrpsim_ports_destroy(struct mrpsim *sw)
+{
+	int i;
+
+	for (i = sw->num_ports - 1; i >= 0; i--) {
+		if (!sw->ports[i])
+			continue;
+		mrpsim_port_destroy(sw->ports[i]);
+		sw->ports[i] = NULL;
+	}
+}
+
+static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct device *dev = &pdev->dev;
+	unsigned int nvecs, i;
+	struct mrpsim *sw;
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct mrpsim_desc) != MRPSIM_DESC_SIZE);
+	BUILD_BUG_ON(sizeof(struct mrpsim_event) != MRPSIM_EVENT_SIZE);
+	BUILD_BUG_ON(!is_power_of_2(MRPSIM_EVQ_SIZE) ||
+		     MRPSIM_EVQ_SIZE > MRPSIM_RING_MAX);
+	BUILD_BUG_ON(MRPSIM_NUM_VECS(MRPSIM_MAX_PORTS) > 32);
+
+	sw = devm_kzalloc(dev, sizeof(*sw), GFP_KERNEL);
+	if (!sw)
+		return -ENOMEM;
+	sw->pdev = pdev;
+	spin_lock_init(&sw->cnt_lock);
+	INIT_KFIFO(sw->mrp_ev);
+	INIT_WORK(&sw->mrp_work, mrpsim_mrp_work);
+	mrpsim_mrp_init(sw);
+	pci_set_drvdata(pdev, sw);
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return dev_err_probe(dev, err, "cannot enable device\n");
+
+	err = pcim_iomap_regions(pdev, BIT(MRPSIM_BAR_REGS), KBUILD_MODNAME);
+	if (err)
+		return dev_err_probe(dev, err, "cannot map registers\n");
+	sw->regs = pcim_iomap_table(pdev)[MRPSIM_BAR_REGS];
+	if (pci_resource_len(pdev, MRPSIM_BAR_REGS) < MRPSIM_BAR_SIZE)
+		return dev_err_probe(dev, -ENODEV, "register BAR too small\n");
+
+	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (err)
+		return dev_err_probe(dev, err, "no usable DMA configuration\n");
+	pci_set_master(pdev);
+
+	err = mrpsim_hw_init(sw);
+	if (err)
+		return err;
+
+	/* There is no INTx: the device needs one vector per port plus one. */
+	nvecs = MRPSIM_NUM_VECS(sw->num_ports);
+	err = pci_alloc_irq_vectors(pdev, nvecs, nvecs, PCI_IRQ_MSIX);
+	if (err < 0)
+		return dev_err_probe(dev, err,
+				     "cannot allocate %u MSI-X vectors\n",
+				     nvecs);
+
+	err = mrpsim_evq_init(sw);
+	if (err)
+		goto err_stop_hw;
+
+	for (i = 0; i < sw->num_ports; i++) {
+		err = mrpsim_port_create(sw, i);
+		if (err)
+			goto err_destroy_ports;
+	}
+
+	sw->ev_irq = pci_irq_vector(pdev, MRPSIM_VEC_EVENT);
+	err = request_threaded_irq(sw->ev_irq, NULL, mrpsim_event_thread,
+				   IRQF_ONESHOT, dev_name(dev), sw);
+	if (err) {
+		dev_err(dev, "cannot request the event interrupt: %d\n", err);
+		goto err_destroy_ports;
+	}
+	mrpsim_irq_unmask(sw, MRPSIM_VEC_EVENT);
+
+	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s\n",
+		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
+		 MRPSIM_VER_MINOR(sw->version),
+		 sw->mrp_engine ? "offloaded" : "in software");
+
+	return 0;
+
+err_destroy_ports:
+	mrpsim_ports_destroy(sw);
+err_stop_hw:
+	mrpsim_hw_stop(sw);
+	pci_free_irq_vectors(pdev);
+	return err;
+}
+
+static void mrpsim_remove(struct pci_dev *pdev)
+{
+	struct mrpsim *sw = pci_get_drvdata(pdev);
+
+	/* No more events, hence no more work: then the works can go. */
+	mrpsim_irq_mask(sw, MRPSIM_VEC_EVENT);
+	free_irq(sw->ev_irq, sw);
+	cancel_work_sync(&sw->mrp_work);
+
+	/* Unregistering the ports takes them out of their bridges, which
+	 * deletes their MRP rings through switchdev.
+	 */
+	mrpsim_ports_destroy(sw);
+	mrpsim_hw_stop(sw);
+	pci_free_irq_vectors(pdev);
+}
+
+static const struct pci_device_id mrpsim_pci_tbl[] = {
+	{ PCI_DEVICE(MRPSIM_PCI_VENDOR_ID, MRPSIM_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, mrpsim_pci_tbl);
+
+static struct pci_driver mrpsim_pci_driver = {
+	.name		= KBUILD_MODNAME,
+	.id_table	= mrpsim_pci_tbl,
+	.probe		= mrpsim_probe,
+	.remove		= mrpsim_remove,
+};
+
+static int __init mrpsim_init(void)
+{
+	int err;
+
+	err = mrpsim_switchdev_register();
+	if (err)
+		return err;
+
+	err = pci_register_driver(&mrpsim_pci_driver);
+	if (err)
+		mrpsim_switchdev_unregister();
+
+	return err;
+}
+module_init(mrpsim_init);
+
+static void __exit mrpsim_exit(void)
+{
+	pci_unregister_driver(&mrpsim_pci_driver);
+	mrpsim_switchdev_unregister();
+}
+module_exit(mrpsim_exit);
+
+MODULE_DESCRIPTION("mrpsim MRP offload switch driver");
+MODULE_LICENSE("GPL");

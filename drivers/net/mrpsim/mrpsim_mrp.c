@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrpsim: Media Redundancy Protocol (IEC 62439-2) offload.
+ *
+ * The bridge describes a ring with switchdev objects, all of them added
+ * on the bridge device and delivered to every port of the bridge:
+ *
+ * - SWITCHDEV_OBJ_ID_MRP: the ring (id, primary and secondary port, prio).
+ *   It must be accepted for the bridge to create the ring at all.
+ * - SWITCHDEV_OBJ_ID_RING_ROLE_MRP: first with sw_backup = false, "run the
+ *   role in hardware"; if that is refused with -EOPNOTSUPP, again with
+ *   sw_backup = true, "let the bridge run it, only trap MRP frames".
+ * - SWITCHDEV_OBJ_ID_RING_TEST_MRP: generate and check MRP_Test frames.
+ *   Accepting it means the bridge neither sends test frames nor detects
+ *   loss of continuity: the driver reports it (br_mrp_ring_port_open()).
+ * - SWITCHDEV_OBJ_ID_RING_STATE_MRP: ring open/closed, sent in test frames.
+ *
+ * With the MRP engine (CAP.MRP, mrp_offload=1) a ring whose two ports are
+ * on this switch gets one engine instance, the role and the test run in
+ * the engine and MRP_LOSS/MRP_REGAIN events become the bridge's ring-open
+ * notifications.  Without it, the ring is accepted, the full role and the
+ * test are refused, and the sw_backup role is accepted: with no role set
+ * the device hands every MRP frame to the CPU and the bridge runs MRP in
+ * software on the same ports.
+ *
+ * Every object reaches the driver once per port of the bridge.  Only one
+ * port of a switch, the "owner" of the ring (its primary port if that is
+ * on the switch, else its secondary), acts on it; the other ports report
+ * "not handled" (-EOPNOTSUPP), which switchdev ignores when another port
+ * handled the object, so the owner's answer is the switch's answer.
+ *
+ * Everything here runs under RTNL, except mrpsim_mrp_event() which runs
+ * in the event interrupt thread.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/if_bridge.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/switchdev.h>
+#include <uapi/linux/mrp_bridge.h>
+
+#include "mrpsim.h"
+
+#define MRPSIM_MRP_NO_HW	(-1)
+
+static struct mrpsim_port *mrpsim_mrp_local(struct mrpsim *sw,
+					    const struct net_device *dev)
+{
+	struct mrpsim_port *port;
+
+	if (!dev)
+		return NULL;
+	port = mrpsim_port_from_netdev(dev);
+
+	return port && port->sw == sw ? port : NULL;
+}
+
+/* The port of @sw that acts on a ring with ports @p_dev and @s_dev. */
+static struct mrpsim_port *mrpsim_mrp_owner(struct mrpsim *sw,
+					    const struct net_device *p_dev,
+					    const struct net_device *s_dev)
+{
+	struct mrpsim_port *port = mrpsim_mrp_local(sw, p_dev);
+
+	return port ?: mrpsim_mrp_local(sw, s_dev);
+}
+
+static struct mrpsim_mrp *mrpsim_mrp_find(struct mrpsim *sw,
+					  const struct net_device *br,
+					  u32 ring_id)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br == br && sw->mrp[i].ring_id == ring_id)
+			return &sw->mrp[i];
+
+	return NULL;
+}
+
+/* The ring @ring_id of bridge @br, if @port is the port that acts on it. */
+static struct mrpsim_mrp *mrpsim_mrp_get(struct mrpsim_port *port,
+					 const struct net_device *br,
+					 u32 ring_id)
+{
+	struct mrpsim_mrp *mrp = mrpsim_mrp_find(port->sw, br, ring_id);
+
+	if (!mrp || mrpsim_mrp_owner(port->sw, mrp->p_dev, mrp->s_dev) != port)
+		return NULL;
+
+	return mrp;
+}
+
+static int mrpsim_mrp_alloc_hw(struct mrpsim *sw)
+{
+	unsigned long used = 0;
+	unsigned int i, hw;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br && sw->mrp[i].hw != MRPSIM_MRP_NO_HW)
+			used |= BIT(sw->mrp[i].hw);
+
+	hw = find_first_zero_bit(&used, sw->num_rings);
+
+	return hw < sw->num_rings ? hw : -ENOSPC;
+}
+
+static u32 mrpsim_mrp_ports_val(const struct mrpsim_mrp *mrp)
+{
+	struct mrpsim_port *p = netdev_priv(mrp->p_dev);
+	struct mrpsim_port *s = netdev_priv(mrp->s_dev);
+
+	return FIELD_PREP(MRPSIM_MRP_PORTS_P_MASK, p->index) |
+	       FIELD_PREP(MRPSIM_MRP_PORTS_S_MASK, s->index);
+}
+
+static void mrpsim_mrp_write_sa(struct mrpsim *sw, const struct mrpsim_mrp *mrp)
+{
+	u32 lo, hi;
+
+	/* MRP_Test frames carry the bridge's address, as the bridge's own
+	 * test frames do.
+	 */
+	mrpsim_mac_to_regs(mrp->br->dev_addr, &lo, &hi);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_SA_LO, lo);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_SA_HI, hi);
+}
+
+static void mrpsim_mrp_hw_clear(struct mrpsim *sw, int hw)
+{
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_TEST_CTRL, 0);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_ROLE, MRPSIM_ROLE_DISABLED);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PORTS,
+			 FIELD_PREP(MRPSIM_MRP_PORTS_P_MASK,
+				    MRPSIM_MRP_PORT_NONE) |
+			 FIELD_PREP(MRPSIM_MRP_PORTS_S_MASK,
+				    MRPSIM_MRP_PORT_NONE));
+}
+
+static int mrpsim_mrp_hw_setup(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	u32 ports = mrpsim_mrp_ports_val(mrp);
+	int hw = mrp->hw;
+
+	mrpsim_mrp_hw_clear(sw, hw);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_RING_ID, mrp->ring_id);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PRIO, mrp->prio);
+	/* A new ring starts open with no transitions, as in the bridge. */
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_TRANSITIONS, 0);
+	mrpsim_mrp_write_sa(sw, mrp);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PORTS, ports);
+
+	/* The device ignores a port already used by another instance. */
+	if (mrpsim_mrp_read(sw, hw, MRPSIM_MRP_PORTS) != ports)
+		return -EBUSY;
+
+	return 0;
+}
+
+static void mrpsim_mrp_set_member(struct mrpsim *sw, struct mrpsim_mrp *mrp,
+				  struct mrpsim_mrp *val)
+{
+	struct mrpsim_port *port;
+
+	port = mrpsim_mrp_local(sw, mrp->p_dev);
+	if (port) {
+		port->mrp = val;
+		mrpsim_port_apply_state(port);
+	}
+	port = mrpsim_mrp_local(sw, mrp->s_dev);
+	if (port) {
+		port->mrp = val;
+		mrpsim_port_apply_state(port);
+	}
+}
+
+static void mrpsim_mrp_free(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	if (mrp->hw != MRPSIM_MRP_NO_HW)
+		mrpsim_mrp_hw_clear(sw, mrp->hw);
+	mrpsim_mrp_set_member(sw, mrp, NULL);
+	memset(mrp, 0, sizeof(*mrp));
+	mrp->hw = MRPSIM_MRP_NO_HW;
+}
+
+static int mrpsim_mrp_add(struct mrpsim_port *port,
+			  const struct switchdev_obj_mrp *obj,
+			  struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_port *p, *s;
+	struct mrpsim_mrp *mrp;
+	unsigned int i;
+	int hw, err;
+
+	if (mrpsim_mrp_owner(sw, obj->p_port, obj->s_port) != port)
+		return -EOPNOTSUPP;
+
+	p = mrpsim_mrp_local(sw, obj->p_port);
+	s = mrpsim_mrp_local(sw, obj->s_port);
+	if ((p && p->mrp) || (s && s->mrp) ||
+	    mrpsim_mrp_find(sw, obj->obj.orig_dev, obj->ring_id)) {
+		NL_SET_ERR_MSG_MOD(extack, "Port already in an MRP ring");
+		netdev_err(port->netdev, "MRP ring %u: port already in a ring\n",
+			   obj->ring_id);
+		return -EBUSY;
+	}
+
+	mrp = NULL;
+	for (i = 0; i < ARRAY_SIZE(sw->mrp) && !mrp; i++)
+		if (!sw->mrp[i].br)
+			mrp = &sw->mrp[i];
+	if (WARN_ON(!mrp))
+		return -ENOSPC;
+
+	hw = MRPSIM_MRP_NO_HW;
+	if (sw->mrp_engine) {
+		if (!p || !s) {
+			/* The bridge passes no extack for MRP objects (as
+			 * of 6.12): log the reason too.
+			 */
+			NL_SET_ERR_MSG_MOD(extack,
+					   "MRP ring ports must be on the same switch");
+			netdev_err(port->netdev,
+				   "MRP ring %u: %s and %s are not on the same switch\n",
+				   obj->ring_id, netdev_name(obj->p_port),
+				   netdev_name(obj->s_port));
+			return -EINVAL;
+		}
+		hw = mrpsim_mrp_alloc_hw(sw);
+		if (hw < 0) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "No free MRP ring instance on the switch");
+			netdev_err(port->netdev,
+				   "MRP ring %u: all %u ring instances of the switch are in use\n",
+				   obj->ring_id, sw->num_rings);
+			return hw;
+		}
+	}
+
+	mrp->br = obj->obj.orig_dev;
+	mrp->p_dev = obj->p_port;
+	mrp->s_dev = obj->s_port;
+	mrp->ring_id = obj->ring_id;
+	mrp->prio = obj->prio;
+	mrp->hw = hw;
+	mrp->role = BR_MRP_RING_ROLE_DISABLED;
+
+	if (hw != MRPSIM_MRP_NO_HW) {
+		err = mrpsim_mrp_hw_setup(sw, mrp);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Device refused the MRP ring ports");
+			netdev_err(port->netdev,
+				   "MRP ring %u: device refused the ring ports\n",
+				   obj->ring_id);
+			mrpsim_mrp_free(sw, mrp);
+			return err;
+		}
+	}
+	mrpsim_mrp_set_member(sw, mrp, mrp);
+
+	netdev_dbg(port->netdev, "MRP ring %u added, %s\n", mrp->ring_id,
+		   hw != MRPSIM_MRP_NO_HW ? "engine instance" : "software");
+
+	return 0;
+}
+
+static int mrpsim_mrp_del(struct mrpsim_port *port,
+			  const struct switchdev_obj_mrp *obj)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_get(port, obj->obj.orig_dev, obj->ring_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	netdev_dbg(port->netdev, "MRP ring %u deleted\n", mrp->ring_id);
+	mrpsim_mrp_free(port->sw, mrp);
+
+	return 0;
+}
+
+static int mrpsim_mrp_hw_role(struct mrpsim *sw, u8 role)
+{
+	switch (role) {
+	case BR_MRP_RING_ROLE_MRC:
+		return MRPSIM_ROLE_MRC;
+	case BR_MRP_RING_ROLE_MRM:
+		return MRPSIM_ROLE_MRM;
+	case BR_MRP_RING_ROLE_MRA:
+		return sw->mra ? MRPSIM_ROLE_MRA : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static bool mrpsim_mrp_role_tests(u8 role)
+{
+	return role == BR_MRP_RING_ROLE_MRM || role == BR_MRP_RING_ROLE_MRA;
+}
+
+/* Disable the engine role: the device then traps every MRP frame. */
+static void mrpsim_mrp_role_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	if (mrp->hw != MRPSIM_MRP_NO_HW) {
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ROLE,
+				 MRPSIM_ROLE_DISABLED);
+	}
+	mrp->role_hw = false;
+	mrp->test_hw = false;
+}
+
+static int mrpsim_mrp_role_add(struct mrpsim_port *port,
+			       const struct switchdev_obj_ring_role_mrp *role)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_mrp *mrp;
+	int hw_role;
+
+	mrp = mrpsim_mrp_get(port, role->obj.orig_dev, role->ring_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	if (role->sw_backup) {
+		/* The bridge runs the role in software. */
+		mrpsim_mrp_role_disable(sw, mrp);
+		mrp->role = role->ring_role;
+		return 0;
+	}
+
+	hw_role = mrpsim_mrp_hw_role(sw, role->ring_role);
+	if (mrp->hw == MRPSIM_MRP_NO_HW || hw_role < 0)
+		return -EOPNOTSUPP;
+
+	/* A client does not test the ring: the engine stops the test. */
+	if (!mrpsim_mrp_role_tests(role->ring_role))
+		mrp->test_hw = false;
+
+	mrpsim_mrp_write_sa(sw, mrp);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ROLE, hw_role);
+	if (mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_ROLE) != hw_role) {
+		netdev_err(port->netdev, "MRP: device refused role %d\n",
+			   hw_role);
+		mrpsim_mrp_role_disable(sw, mrp);
+		return -EIO;
+	}
+
+	mrp->role = role->ring_role;
+	mrp->role_hw = true;
+	netdev_dbg(port->netdev, "MRP ring %u: role %u in the engine\n",
+		   mrp->ring_id, mrp->role);
+
+	return 0;
+}
+
+static int mrpsim_mrp_role_del(struct mrpsim_port *port,
+			       const struct switchdev_obj_ring_role_mrp *role)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_get(port, role->obj.orig_dev, role->ring_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	/* A role the engine does not run is deleted by the second,
+	 * sw_backup, call: nothing to undo then.
+	 */
+	if (!role->sw_backup && !mrp->role_hw)
+		return -EOPNOTSUPP;
+
+	mrpsim_mrp_role_disable(port->sw, mrp);
+	mrp->role = BR_MRP_RING_ROLE_DISABLED;
+
+	return 0;
+}
+
+static int mrpsim_mrp_test_add(struct mrpsim_port *port,
+			       const struct switchdev_obj_ring_test_mrp *test,
+			       struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_mrp *mrp;
+	u32 ctrl;
+
+	mrp = mrpsim_mrp_get(port, test->obj.orig_dev, test->ring_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	/* The engine tests the ring only when it also runs the role. */
+	if (!mrp->role_hw || !mrpsim_mrp_role_tests(mrp->role))
+		return -EOPNOTSUPP;
+	if (test->monitor && mrp->role != BR_MRP_RING_ROLE_MRA)
+		return -EOPNOTSUPP;
+
+	if (test->interval < MRPSIM_TEST_INTERVAL_MIN) {
+		/* The engine runs the role and terminates its own test
+		 * frames, so the bridge cannot test the ring instead.
+		 */
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP test interval below the device's minimum");
+		netdev_err(port->netdev,
+			   "MRP ring %u: test interval %u us below the device's minimum of %u us\n",
+			   mrp->ring_id, test->interval,
+			   MRPSIM_TEST_INTERVAL_MIN);
+		return -EINVAL;
+	}
+
+	ctrl = MRPSIM_TEST_CTRL_RUN;
+	if (test->monitor)
+		ctrl |= MRPSIM_TEST_CTRL_MONITOR;
+
+	/* Rewriting RUN restarts the interval and the period and keeps the
+	 * lost state of the ports.
+	 */
+	mrpsim_mrp_write_sa(sw, mrp);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_INTERVAL, test->interval);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_MAX_MISS, test->max_miss);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_PERIOD, test->period);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, ctrl);
+	if (mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL) != ctrl) {
+		netdev_err(port->netdev, "MRP: device refused the ring test\n");
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
+		mrp->test_hw = false;
+		return -EIO;
+	}
+	mrp->test_hw = true;
+
+	return 0;
+}
+
+static int mrpsim_mrp_test_del(struct mrpsim_port *port,
+			       const struct switchdev_obj_ring_test_mrp *test)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_get(port, test->obj.orig_dev, test->ring_id);
+	if (!mrp || !mrp->test_hw)
+		return -EOPNOTSUPP;
+
+	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
+	mrp->test_hw = false;
+
+	return 0;
+}
+
+static int mrpsim_mrp_state_add(struct mrpsim_port *port,
+				const struct switchdev_obj_ring_state_mrp *st)
+{
+	struct mrpsim_mrp *mrp;
+	u32 val;
+
+	mrp = mrpsim_mrp_get(port, st->obj.orig_dev, st->ring_id);
+	if (!mrp || mrp->hw == MRPSIM_MRP_NO_HW)
+		return -EOPNOTSUPP;
+
+	/* Kept up to date even while the bridge runs the role, so that the
+	 * engine's transition count follows the bridge's.
+	 */
+	val = st->ring_state == BR_MRP_RING_STATE_CLOSED ?
+	      MRPSIM_RSTATE_CLOSED : MRPSIM_RSTATE_OPEN;
+	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_RING_STATE, val);
+
+	return mrp->role_hw ? 0 : -EOPNOTSUPP;
+}
+
+/**
+ * mrpsim_mrp_obj_add() - add an MRP switchdev object
+ * @port: port the object is delivered to
+ * @obj: the object
+ * @extack: netlink extended ack
+ *
+ * Return: 0 if the device handles @obj, -EOPNOTSUPP if the bridge must
+ * do it in software (or @port is not the one to handle it), another
+ * negative error code if @obj cannot be accepted at all.
+ */
+int mrpsim_mrp_obj_add(struct mrpsim_port *port,
+		       const struct switchdev_obj *obj,
+		       struct netlink_ext_ack *extack)
+{
+	ASSERT_RTNL();
+
+	switch (obj->id) {
+	case SWITCHDEV_OBJ_ID_MRP:
+		return mrpsim_mrp_add(port, SWITCHDEV_OBJ_MRP(obj), extack);
+	case SWITCHDEV_OBJ_ID_RING_ROLE_MRP:
+		return mrpsim_mrp_role_add(port,
+					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj));
+	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
+		return mrpsim_mrp_test_add(port,
+					   SWITCHDEV_OBJ_RING_TEST_MRP(obj),
+					   extack);
+	case SWITCHDEV_OBJ_ID_RING_STATE_MRP:
+		return mrpsim_mrp_state_add(port,
+					    SWITCHDEV_OBJ_RING_STATE_MRP(obj));
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * mrpsim_mrp_obj_del() - delete an MRP switchdev object
+ * @port: port the object is delivered to
+ * @obj: the object
+ *
+ * Return: 0 if the device handled @obj, -EOPNOTSUPP otherwise.
+ */
+int mrpsim_mrp_obj_del(struct mrpsim_port *port,
+		       const struct switchdev_obj *obj)
+{
+	ASSERT_RTNL();
+
+	switch (obj->id) {
+	case SWITCHDEV_OBJ_ID_MRP:
+		return mrpsim_mrp_del(port, SWITCHDEV_OBJ_MRP(obj));
+	case SWITCHDEV_OBJ_ID_RING_ROLE_MRP:
+		return mrpsim_mrp_role_del(port,
+					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj));
+	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
+		return mrpsim_mrp_test_del(port,
+					   SWITCHDEV_OBJ_RING_TEST_MRP(obj));
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * mrpsim_mrp_port_role_set() - the bridge made a ring port primary or
+ *	secondary
+ * @port: the port
+ * @role: BR_MRP_PORT_ROLE_PRIMARY or BR_MRP_PORT_ROLE_SECONDARY
+ *
+ * Like the bridge, only the given role changes: while both roles name the
+ * same port the engine keeps its previous ports.
+ *
+ * Return: 0, or -EOPNOTSUPP if @port is in no ring of this switch.
+ */
+int mrpsim_mrp_port_role_set(struct mrpsim_port *port, u8 role)
+{
+	struct mrpsim_mrp *mrp = port->mrp;
+	struct mrpsim *sw = port->sw;
+
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	switch (role) {
+	case BR_MRP_PORT_ROLE_PRIMARY:
+		mrp->p_dev = port->netdev;
+		break;
+	case BR_MRP_PORT_ROLE_SECONDARY:
+		mrp->s_dev = port->netdev;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+
+	if (mrp->hw != MRPSIM_MRP_NO_HW && mrp->p_dev != mrp->s_dev)
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_PORTS,
+				 mrpsim_mrp_ports_val(mrp));
+
+	return 0;
+}
+
+/**
+ * mrpsim_mrp_port_leave() - a port left its bridge
+ * @port: the port
+ *
+ * The bridge deletes a port's ring before the port leaves; drop whatever
+ * may be left of it.
+ */
+void mrpsim_mrp_port_leave(struct mrpsim_port *port)
+{
+	struct mrpsim *sw = port->sw;
+	unsigned int i;
+
+	ASSERT_RTNL();
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+
+		if (mrp->br && (mrp->p_dev == port->netdev ||
+				mrp->s_dev == port->netdev)) {
+			netdev_warn(port->netdev,
+				    "MRP ring %u left behind by the bridge\n",
+				    mrp->ring_id);
+			mrpsim_mrp_free(sw, mrp);
+		}
+	}
+}
+
+/**
+ * mrpsim_mrp_bridge_addr_changed() - a bridge changed its MAC address
+ * @sw: a switch with ports in the bridge
+ * @br: the bridge
+ */
+void mrpsim_mrp_bridge_addr_changed(struct mrpsim *sw,
+				    const struct net_device *br)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br == br && sw->mrp[i].hw != MRPSIM_MRP_NO_HW)
+			mrpsim_mrp_write_sa(sw, &sw->mrp[i]);
+}
+
+static void mrpsim_mrp_handle_ev(struct mrpsim *sw,
+				 const struct mrpsim_mrp_ev *ev)
+{
+	struct mrpsim_mrp *mrp = NULL;
+	struct mrpsim_port *port;
+	unsigned int i;
+	bool lost;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br && sw->mrp[i].hw == ev->ring)
+			mrp = &sw->mrp[i];
+
+	/* Events of a test that was stopped meanwhile are stale. */
+	if (!mrp || !mrp->test_hw)
+		return;
+
+	if (ev->type == MRPSIM_EV_TEST_DONE) {
+		if (!(mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_STATUS) &
+		      MRPSIM_MRP_STATUS_RUNNING))
+			mrp->test_hw = false;
+		return;
+	}
+
+	port = sw->ports[ev->port];
+	if (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev)
+		return;
+	if (!netif_is_bridge_port(port->netdev) || port->bridge != mrp->br)
+		return;
+
+	lost = ev->type == MRPSIM_EV_MRP_LOSS;
+	netdev_dbg(port->netdev, "MRP ring %u: continuity %s\n", mrp->ring_id,
+		   lost ? "lost" : "regained");
+	err = br_mrp_ring_port_open(port->netdev, lost);
+	if (err)
+		netdev_warn(port->netdev,
+			    "MRP: cannot report ring open (%d)\n", err);
+}
+
+/**
+ * mrpsim_mrp_work() - report engine events to the bridge
+ * @work: the switch's mrp_work
+ */
+void mrpsim_mrp_work(struct work_struct *work)
+{
+	struct mrpsim *sw = container_of(work, struct mrpsim, mrp_work);
+	struct mrpsim_mrp_ev ev;
+
+	rtnl_lock();
+	while (kfifo_get(&sw->mrp_ev, &ev))
+		mrpsim_mrp_handle_ev(sw, &ev);
+	rtnl_unlock();
+}
+
+/**
+ * mrpsim_mrp_event() - an MRP engine event arrived
+ * @sw: the switch
+ * @ev: the event, with its port (for loss and regain) and ring validated
+ *
+ * Called from the event interrupt thread; the bridge is told from
+ * process context with RTNL held.
+ */
+void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
+{
+	struct mrpsim_mrp_ev e = {
+		.type = ev->type,
+		.port = ev->port,
+		.ring = ev->ring,
+	};
+
+	if (ev->type == MRPSIM_EV_MRP_LOSS)
+		atomic64_inc(&sw->ports[ev->port]->estats.mrp_loss_events);
+	else if (ev->type == MRPSIM_EV_MRP_REGAIN)
+		atomic64_inc(&sw->ports[ev->port]->estats.mrp_regain_events);
+
+	if (!kfifo_put(&sw->mrp_ev, e)) {
+		atomic64_inc(&sw->mrp_ev_lost);
+		dev_warn_ratelimited(&sw->pdev->dev,
+				     "MRP event lost: too many pending\n");
+	}
+	schedule_work(&sw->mrp_work);
+}
+
+/**
+ * mrpsim_mrp_init() - initialise the ring table of a switch
+ * @sw: the switch
+ */
+void mrpsim_mrp_init(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		sw->mrp[i].hw = MRPSIM_MRP_NO_HW;
+}
