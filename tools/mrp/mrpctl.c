@@ -40,6 +40,9 @@ static void usage(FILE *f)
 "             [period US] [react 0|1]\n"
 "  mrpctl del BRIDGE ring ID\n"
 "  mrpctl show [-j]\n"
+"  mrpctl wait BRIDGE ring ID KEY VALUE [timeout MS]   (default 10000)\n"
+"     KEY VALUE: ring open|closed, mode manager|client, state NAME, or\n"
+"     at least N of flushes|transitions|topo-rx|ring-open|takeovers|yields\n"
 "  mrpctl ping\n"
 "\n"
 "Kernel MRP API, without mrpd:\n"
@@ -67,7 +70,7 @@ static void usage(FILE *f)
 "  -h, --help          this help     -V, --version   version\n"
 "\n"
 "Exit status: 0 success, 1 error reported by the kernel or mrpd,\n"
-"2 bad arguments, 3 monitor timeout.  See mrpctl(8).\n");
+"2 bad arguments, 3 timeout (monitor, wait).  See mrpctl(8).\n");
 }
 
 static int usage_err(const char *fmt, ...)
@@ -142,6 +145,8 @@ static int daemon_request(const char *line)
 		char *msg = strchr(b.s + 4, ' ');
 
 		fprintf(stderr, "mrpctl: %s\n", msg ? msg + 1 : b.s);
+		if (atoi(b.s + 4) == ETIMEDOUT)
+			ret = EXIT_TIMEOUT;
 	} else {
 		fprintf(stderr, "mrpctl: unexpected answer: %s\n", b.s);
 	}
@@ -723,6 +728,7 @@ int main(int argc, char **argv)
 		return cmd_monitor(argc, argv);
 	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del") ||
 	    !strcmp(argv[0], "show") || !strcmp(argv[0], "ping") ||
+	    !strcmp(argv[0], "wait") ||
 	    !strcmp(argv[0], "version"))
 		return cmd_daemon(argc, argv);
 	return usage_err("unknown command '%s'", argv[0]);

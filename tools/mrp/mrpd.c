@@ -81,7 +81,18 @@ struct client {
 	struct sbuf out;
 	size_t out_off;
 	bool closing;
+	/* pending "wait" request */
+	bool waiting;
+	int w_br;
+	uint32_t w_id;
+	char w_key[16];
+	char w_val[24];
+	uint32_t w_num;
+	uint64_t w_deadline;
 };
+
+static void client_flush(struct client *c);
+static void client_process(struct client *c);
 
 static struct {
 	const char *sock_name;
@@ -835,10 +846,19 @@ static void rearm_timer(void)
 	uint64_t best = 0;
 	struct ring *r;
 
+	unsigned i;
+
 	for (r = g.rings; r; r = r->next) {
 		uint64_t d = mrp_sm_next_deadline(&r->sm);
 
 		if (d && (!best || d < best))
+			best = d;
+	}
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		uint64_t d = g.clients[i].w_deadline;
+
+		if (g.clients[i].fd >= 0 && g.clients[i].waiting &&
+		    (!best || d < best))
 			best = d;
 	}
 	memset(&its, 0, sizeof(its));
@@ -987,6 +1007,108 @@ static void reply_err(struct sbuf *out, int err, const char *msg)
 	sb_printf(out, "err %d %s\n.\n", err < 0 ? -err : err, msg);
 }
 
+/* Keys a client can wait for; counters mean "at least". */
+static const char *const wait_keys[] = {
+	"ring", "mode", "state", "flushes", "transitions", "topo-rx",
+	"ring-open", "takeovers", "yields", NULL,
+};
+
+static uint32_t wait_counter(const struct mrp_sm *sm, const char *k)
+{
+	if (!strcmp(k, "flushes")) return sm->st.flushes;
+	if (!strcmp(k, "transitions")) return sm->st.transitions;
+	if (!strcmp(k, "topo-rx")) return sm->st.topo_rx;
+	if (!strcmp(k, "ring-open")) return sm->st.ring_open;
+	if (!strcmp(k, "takeovers")) return sm->st.takeovers;
+	return sm->st.yields;
+}
+
+static bool wait_done(const struct client *c, const struct ring *r)
+{
+	const struct mrp_sm *sm = &r->sm;
+
+	if (!strcmp(c->w_key, "ring"))
+		return !strcmp(mrp_sm_ring_state_name(sm), c->w_val);
+	if (!strcmp(c->w_key, "mode"))
+		return !strcmp(sm->mrm_mode ? "manager" : "client", c->w_val);
+	if (!strcmp(c->w_key, "state"))
+		return !strcmp(mrp_sm_state_name(sm), c->w_val);
+	return wait_counter(sm, c->w_key) >= c->w_num;
+}
+
+/* Answer the clients whose condition holds or whose time is up. */
+static void check_waits(void)
+{
+	uint64_t now = now_us();
+	unsigned i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &g.clients[i];
+		struct ring *r;
+
+		if (c->fd < 0 || !c->waiting)
+			continue;
+		r = ring_find(c->w_br, c->w_id);
+		if (!r) {
+			reply_err(&c->out, ENOENT, "the ring went away");
+		} else if (wait_done(c, r)) {
+			sb_printf(&c->out, "ok\n.\n");
+		} else if (now >= c->w_deadline) {
+			reply_err(&c->out, ETIMEDOUT, "timeout");
+		} else {
+			continue;
+		}
+		c->waiting = false;
+		client_flush(c);
+		/* serve requests that arrived while waiting */
+		if (c->fd >= 0)
+			client_process(c);
+	}
+}
+
+static int parse_wait(struct client *c, int argc, char **argv, char *err,
+		      size_t errlen)
+{
+	uint32_t timeout = 10000;
+	unsigned br, i;
+	bool known = false;
+
+	if ((argc != 6 && argc != 8) || strcmp(argv[2], "ring") ||
+	    !mrp_parse_u32(argv[3], UINT32_MAX, &c->w_id) ||
+	    (argc == 8 && (strcmp(argv[6], "timeout") ||
+			   !mrp_parse_u32(argv[7], 3600000, &timeout)))) {
+		snprintf(err, errlen, "usage: wait BRIDGE ring ID KEY VALUE "
+			 "[timeout MS]");
+		return -EINVAL;
+	}
+	for (i = 0; wait_keys[i]; i++)
+		if (!strcmp(argv[4], wait_keys[i]))
+			known = true;
+	if (!known || strlen(argv[5]) >= sizeof(c->w_val)) {
+		snprintf(err, errlen, "wait: KEY is ring open|closed, mode "
+			 "manager|client, state NAME, or a counter (flushes, "
+			 "transitions, topo-rx, ring-open, takeovers, yields) N");
+		return -EINVAL;
+	}
+	snprintf(c->w_key, sizeof(c->w_key), "%s", argv[4]);
+	snprintf(c->w_val, sizeof(c->w_val), "%s", argv[5]);
+	if (strcmp(argv[4], "ring") && strcmp(argv[4], "mode") &&
+	    strcmp(argv[4], "state") &&
+	    !mrp_parse_u32(argv[5], UINT32_MAX, &c->w_num)) {
+		snprintf(err, errlen, "wait: %s needs a number", argv[4]);
+		return -EINVAL;
+	}
+	br = if_nametoindex(argv[1]);
+	if (!br || !ring_find((int)br, c->w_id)) {
+		snprintf(err, errlen, "no ring %u on %.20s", c->w_id, argv[1]);
+		return -ENOENT;
+	}
+	c->w_br = (int)br;
+	c->w_deadline = now_us() + (uint64_t)timeout * 1000;
+	c->waiting = true;
+	return 0;
+}
+
 /* Parse "add BR ring ID primary P secondary S role R [opts]" */
 static int parse_add(int argc, char **argv, struct ring_args *a, char *err,
 		     size_t errlen)
@@ -1104,6 +1226,13 @@ static void handle_request(struct client *c, char *line)
 		} else {
 			sb_printf(&c->out, "ok\n.\n");
 		}
+	} else if (!strcmp(argv[0], "wait")) {
+		e = parse_wait(c, argc, argv, err, sizeof(err));
+		if (e) {
+			g.bad_requests++;
+			reply_err(&c->out, e, err);
+		}
+		/* answered by check_waits(), possibly right away */
 	} else if (!strcmp(argv[0], "del")) {
 		uint32_t id;
 		unsigned br;
@@ -1156,7 +1285,7 @@ static void handle_request(struct client *c, char *line)
 	} else {
 		g.bad_requests++;
 		reply_err(&c->out, EINVAL, "unknown command (try: add, del, "
-			  "show, ping, version)");
+			  "show, wait, ping, version)");
 	}
 }
 
@@ -1202,11 +1331,42 @@ static void client_flush(struct client *c)
 	epoll_ctl(g.ep_fd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/* Serve the complete request lines buffered for c. */
+static void client_process(struct client *c)
+{
+	char *nl;
+
+	while (c->fd >= 0 && !c->waiting &&
+	       (nl = memchr(c->in, '\n', c->in_len))) {
+		size_t used = (size_t)(nl - c->in) + 1;
+
+		*nl = 0;
+		if (nl > c->in && nl[-1] == '\r')
+			nl[-1] = 0;
+		handle_request(c, c->in);
+		memmove(c->in, c->in + used, c->in_len - used);
+		c->in_len -= used;
+		c->in[c->in_len] = 0;
+	}
+	if (c->fd >= 0 && c->in_len >= MRPD_MAX_LINE) {
+		g.bad_requests++;
+		reply_err(&c->out, E2BIG, "request line too long");
+		c->closing = true;
+		c->waiting = false;
+		c->in_len = 0;
+	}
+	if (c->fd >= 0)
+		client_flush(c);
+}
+
 static void client_read(struct client *c)
 {
 	ssize_t n;
-	char *nl;
 
+	if (c->in_len >= MRPD_MAX_LINE) {
+		client_process(c);
+		return;
+	}
 	n = recv(c->fd, c->in + c->in_len, MRPD_MAX_LINE - c->in_len,
 		 MSG_DONTWAIT);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -1221,28 +1381,12 @@ static void client_read(struct client *c)
 		g.bad_requests++;
 		reply_err(&c->out, EINVAL, "NUL byte in request");
 		c->closing = true;
+		c->waiting = false;
 		c->in_len = 0;
 		client_flush(c);
 		return;
 	}
-	while (c->fd >= 0 && (nl = memchr(c->in, '\n', c->in_len))) {
-		size_t used = (size_t)(nl - c->in) + 1;
-
-		*nl = 0;
-		if (nl > c->in && nl[-1] == '\r')
-			nl[-1] = 0;
-		handle_request(c, c->in);
-		memmove(c->in, c->in + used, c->in_len - used);
-		c->in_len -= used;
-		c->in[c->in_len] = 0;
-	}
-	if (c->in_len >= MRPD_MAX_LINE) {
-		g.bad_requests++;
-		reply_err(&c->out, E2BIG, "request line too long");
-		c->closing = true;
-		c->in_len = 0;
-	}
-	client_flush(c);
+	client_process(c);
 }
 
 static void accept_client(void)
@@ -1451,26 +1595,6 @@ int main(int argc, char **argv)
 			strerror(-g.pkt_fd));
 		return 1;
 	}
-	g.timer_fd = timerfd_create(CLOCK_MONOTONIC,
-				    TFD_NONBLOCK | TFD_CLOEXEC);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	g.sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	g.ep_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (g.timer_fd < 0 || g.sig_fd < 0 || g.ep_fd < 0 ||
-	    add_fd(mrp_nl_fd(&g.ev), TAG_NL) || add_fd(g.pkt_fd, TAG_PKT) ||
-	    add_fd(g.timer_fd, TAG_TIMER) || add_fd(g.sig_fd, TAG_SIG) ||
-	    add_fd(g.ctl_fd, TAG_CTL)) {
-		fprintf(stderr, "mrpd: setup: %s\n", strerror(errno));
-		return 1;
-	}
-
-	handle_stale();
-
 	if (g.daemon) {
 		pid_t pid = fork();
 		int fd;
@@ -1480,8 +1604,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (pid > 0) {
-			/* sockets are bound and listening: the caller may
-			 * use mrpctl as soon as we return */
+			/* the control socket is bound and listening: the
+			 * caller may use mrpctl as soon as we return */
 			if (g.pidfile) {
 				FILE *f = fopen(g.pidfile, "w");
 
@@ -1497,8 +1621,7 @@ int main(int argc, char **argv)
 		if (fd >= 0) {
 			dup2(fd, 0);
 			dup2(fd, 1);
-			if (!g.log)
-				dup2(fd, 2);
+			dup2(fd, 2);	/* the log goes to -l FILE */
 			if (fd > 2)
 				close(fd);
 		}
@@ -1510,6 +1633,31 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 	}
+	/*
+	 * signalfd and epoll are created after fork(): epoll registers on
+	 * the signal wait queue of the process that adds the signalfd, so a
+	 * parent's registration would never wake the daemon.
+	 */
+	g.timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_NONBLOCK | TFD_CLOEXEC);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	g.sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	g.ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (g.timer_fd < 0 || g.sig_fd < 0 || g.ep_fd < 0 ||
+	    add_fd(mrp_nl_fd(&g.ev), TAG_NL) || add_fd(g.pkt_fd, TAG_PKT) ||
+	    add_fd(g.timer_fd, TAG_TIMER) || add_fd(g.sig_fd, TAG_SIG) ||
+	    add_fd(g.ctl_fd, TAG_CTL)) {
+		LOG("setup: %s", strerror(errno));
+		return 1;
+	}
+
+	handle_stale();
+
 	LOG("mrpd %s started (socket @%s, %u ring(s) reclaimed)",
 	    MRP_TOOLS_VERSION, g.sock_name, g.nrings);
 
@@ -1517,6 +1665,7 @@ int main(int argc, char **argv)
 		struct epoll_event evs[16];
 		int n, k;
 
+		check_waits();
 		rearm_timer();
 		n = epoll_wait(g.ep_fd, evs, 16, -1);
 		if (n < 0) {

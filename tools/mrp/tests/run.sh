@@ -27,6 +27,12 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run "$O/tests/test_sm"
 run "$O/tests/test_frame"
 run sh "$here/tshark.sh" "$O/tests/mkframes" "$O/tests/out"
+if command -v python3 >/dev/null 2>&1; then
+	run python3 "$here/daemon_smoke.py" "$O"
+else
+	echo "skip - daemon smoke test (no python3)"
+	skip=$((skip + 1))
+fi
 rm -f "$log"
 if [ "$skip" -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host smoke test of mrpd/mrpctl: control protocol, garbage, errors.
+
+Runs in a private network namespace (unshare -n) so it never touches the
+host's interfaces and gets its own abstract socket namespace.  The host
+kernel does not need CONFIG_BRIDGE_MRP: ring operations are checked for a
+clear error when it is missing and for success when it is present.
+Usage: daemon_smoke.py BUILD_DIR
+"""
+import json
+import os
+import random
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+results = []
+
+
+def report(ok, name, detail=""):
+    results.append(ok)
+    print(("ok - " if ok else "not ok - ") + name)
+    if not ok and detail:
+        for line in str(detail).splitlines():
+            print("  " + line)
+    sys.stdout.flush()
+
+
+def skip(name, why):
+    print("skip - %s (%s)" % (name, why))
+
+
+def sh(*cmd, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=30)
+    if check and r.returncode:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr))
+    return r
+
+
+def talk(name, data, timeout=5.0):
+    """Send raw bytes on the control socket, return everything read."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect("\0" + name)
+    s.sendall(data)
+    out = b""
+    try:
+        while not out.endswith(b"\n.\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        s.close()
+    return out.decode(errors="replace")
+
+
+def main():
+    bdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    mrpd = os.path.join(bdir, "mrpd")
+    mrpctl = os.path.join(bdir, "mrpctl")
+    if os.environ.get("MRP_SMOKE_INNER") != "1":
+        if os.geteuid() != 0:
+            skip("daemon smoke test", "needs root")
+            return 0
+        try:
+            r = subprocess.run(["unshare", "-n", "true"])
+        except FileNotFoundError:
+            r = None
+        if r is None or r.returncode:
+            skip("daemon smoke test", "unshare -n unavailable")
+            return 0
+        env = dict(os.environ, MRP_SMOKE_INNER="1")
+        return subprocess.run(["unshare", "-n", sys.executable,
+                               os.path.abspath(__file__), bdir],
+                              env=env).returncode
+
+    sock = "mrpd-smoke-%d" % os.getpid()
+    pidfile = "/tmp/%s.pid" % sock
+    logfile = "/tmp/%s.log" % sock
+    ctl = [mrpctl, "-s", sock]
+    sh("ip", "link", "set", "lo", "up")
+    sh("ip", "link", "add", "br0", "type", "bridge")
+    for p in ("p0", "p1"):
+        sh("ip", "link", "add", p, "type", "veth", "peer", "name", "q" + p[1])
+        sh("ip", "link", "set", p, "master", "br0")
+        sh("ip", "link", "set", p, "up")
+        sh("ip", "link", "set", "q" + p[1], "up")
+    sh("ip", "link", "set", "br0", "up")
+
+    r = sh(mrpd, "-D", "-s", sock, "-p", pidfile, "-l", logfile, "-v",
+           check=False)
+    report(r.returncode == 0 and os.path.exists(pidfile),
+           "mrpd -D returns once ready, pid file written", r.stderr)
+    pid = int(open(pidfile).read())
+
+    r = sh(mrpd, "-s", sock, check=False)
+    report(r.returncode == 1 and "another mrpd" in r.stderr,
+           "second mrpd on the same socket refuses to start", r.stderr)
+
+    report(talk(sock, b"ping\n") == "ok\npong\n.\n", "ping")
+    out = talk(sock, b"hello world\n")
+    report(out.startswith("err 22 unknown command"), "unknown command", out)
+    out = talk(sock, b"\n")
+    report(out.startswith("err 22 empty"), "empty line", out)
+    out = talk(sock, b"ping\0\n")
+    report(out.startswith("err 22 NUL"), "NUL byte rejected", out)
+    out = talk(sock, b"x" * 5000)
+    report(out.startswith("err 7 request line too long"), "long line", out)
+    out = talk(sock, b" ".join([b"w"] * 100) + b"\n")
+    report(out.startswith("err 22 too many words"), "too many words", out)
+    rnd = random.Random(1)
+    for _ in range(200):
+        junk = bytes(rnd.randrange(1, 256) for _ in range(rnd.randrange(1, 300)))
+        try:
+            talk(sock, junk.replace(b"\0", b"") + b"\n", timeout=2)
+        except OSError:
+            pass
+    report(talk(sock, b"ping\n") == "ok\npong\n.\n",
+           "still answering after 200 random requests")
+
+    # more clients than slots; none of them may wedge the daemon
+    conns = []
+    for _ in range(20):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect("\0" + sock)
+        conns.append(s)
+    for s in conns:
+        s.close()
+    report(talk(sock, b"ping\n") == "ok\npong\n.\n",
+           "survives more clients than it serves")
+
+    # pipelined requests on one connection
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect("\0" + sock)
+    s.sendall(b"ping\nversion\nping\n")
+    buf = b""
+    while buf.count(b"\n.\n") < 3:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    report(buf.decode().count("ok\n") == 3, "pipelined requests", buf)
+
+    def ctlrun(*args):
+        return subprocess.run(ctl + list(args), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=30)
+
+    cases = [
+        (["add", "br0", "ring", "1", "primary", "p0", "secondary", "nope",
+          "role", "mrm"], "nope does not exist"),
+        (["add", "br9", "ring", "1", "primary", "p0", "secondary", "p1",
+          "role", "mrm"], "br9 does not exist"),
+        (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
+          "role", "xyz"], "bad value 'xyz' for role"),
+        (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
+          "role", "mrm", "profile", "7"], "bad value '7' for profile"),
+        (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p0",
+          "role", "mrm"], "must differ"),
+        (["add", "qq0", "ring", "1", "primary", "p0", "secondary", "p1",
+          "role", "mrm"], "qq0 does not exist"),
+        (["add", "br0", "ring", "1", "primary", "p0"], "needs ring"),
+        (["add", "br0", "ring", "1", "colour", "blue"], "unknown option"),
+        (["del", "br0", "ring", "5"], "no ring 5 on br0"),
+        (["wait", "br0", "ring", "5", "ring", "open"], "no ring 5"),
+        (["wait", "br0", "ring", "5", "bogus", "1"], "KEY is"),
+    ]
+    for args, msg in cases:
+        r = ctlrun(*args)
+        report(r.returncode == 1 and msg in r.stderr,
+               "error reaches the user: " + " ".join(args[:1] + args[-2:]),
+               "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    r = ctlrun("add", "q0", "ring", "1", "primary", "p0", "secondary", "p1",
+               "role", "mrm")
+    report(r.returncode == 1 and "not a bridge" in r.stderr,
+           "a veth is not a bridge", r.stderr)
+    r = ctlrun("frobnicate")
+    report(r.returncode == 2 and "unknown command" in r.stderr,
+           "bad mrpctl command exits 2", r.stderr)
+    r = ctlrun("--help")
+    report(r.returncode == 0 and "kernel port-state" in r.stdout and
+           "monitor" in r.stdout, "mrpctl --help documents the commands")
+    r = sh(mrpd, "--help", check=False)
+    report(r.returncode == 0 and "--clean-stale" in r.stdout, "mrpd --help")
+
+    # ring operations: depend on the host kernel
+    r = ctlrun("add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
+               "role", "mrm", "profile", "200")
+    mrp_kernel = r.returncode == 0
+    if mrp_kernel:
+        report(True, "ring added (host kernel has bridge MRP)")
+        r = ctlrun("show", "-j")
+        try:
+            j = json.loads(r.stdout)
+            ok = j["rings"][0]["ring"] == 1 and j["rings"][0]["role"] == "mrm"
+        except (ValueError, KeyError, IndexError) as e:
+            ok, r = False, e
+        report(ok, "show -j is JSON with the ring", r)
+        r = ctlrun("del", "br0", "ring", "1")
+        report(r.returncode == 0, "ring deleted", r.stderr)
+    else:
+        report(r.returncode == 1 and "kernel refused the ring" in r.stderr,
+               "kernel without bridge MRP: clear error", r.stderr)
+        r = ctlrun("kernel", "add", "br0", "ring", "1", "primary", "p0",
+                   "secondary", "p1")
+        report(r.returncode == 1 and "add:" in r.stderr,
+               "kernel mode error reaches the user", r.stderr)
+    r = ctlrun("show", "-j")
+    try:
+        j = json.loads(r.stdout)
+        ok = j["rings"] == [] and j["bad_requests"] > 0
+    except (ValueError, KeyError) as e:
+        ok = False
+        r = e
+    report(ok, "show -j is valid JSON and counts bad requests", r)
+    r = ctlrun("kernel", "show", "-j")
+    try:
+        json.loads(r.stdout)
+        ok = r.returncode == 0
+    except ValueError:
+        ok = False
+    report(ok, "kernel show -j is valid JSON", r.stdout + r.stderr)
+
+    # garbage MRP frames on bridge ports: counted, ignored
+    raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    raw.bind(("q0", 0))
+    for i in range(300):
+        body = bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 80)))
+        frame = (b"\x01\x15\x4e\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x99" +
+                 struct.pack("!HH", 0x88E3, 1) + body)
+        raw.send(frame)
+    raw.close()
+    report(talk(sock, b"ping\n") == "ok\npong\n.\n",
+           "survives 300 malformed MRP frames")
+    r = ctlrun("show", "-j")
+    try:
+        ok = json.loads(r.stdout)["unknown_port_frames"] > 0
+    except (ValueError, KeyError):
+        ok = False
+    report(ok, "frames on ports outside any ring are counted", r.stdout)
+
+    # monitor: race-free trigger, --open filter, timeout exit code
+    r = subprocess.run([mrpctl, "monitor", "--count", "1", "--timeout",
+                        "3000", "--", "ip", "link", "set", "q0", "down"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=30)
+    report(r.returncode == 0 and "p0" in r.stdout,
+           "monitor sees the port notification its command caused",
+           r.stdout + r.stderr)
+    r = subprocess.run([mrpctl, "monitor", "--open", "--count", "1",
+                        "--timeout", "300", "--", "ip", "link", "set", "q0",
+                        "up"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=30)
+    report(r.returncode == 3 and "timeout" in r.stderr,
+           "monitor --open ignores closed notifications, times out with 3",
+           r.stdout + r.stderr)
+
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(500):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
+    else:
+        pass
+    gone = True
+    try:
+        os.kill(pid, 0)
+        gone = False
+    except ProcessLookupError:
+        pass
+    report(gone and not os.path.exists(pidfile),
+           "SIGTERM: mrpd exits and removes its pid file")
+    log = open(logfile).read()
+    report("mrpd exiting" in log, "exit is logged", log[-2000:])
+    os.unlink(logfile)
+    print("%d passed, %d failed" % (results.count(True), results.count(False)))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
