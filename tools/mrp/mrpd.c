@@ -1009,7 +1009,7 @@ static void reply_err(struct sbuf *out, int err, const char *msg)
 
 /* Keys a client can wait for; counters mean "at least". */
 static const char *const wait_keys[] = {
-	"ring", "mode", "state", "flushes", "transitions", "topo-rx",
+	"ring", "mode", "state", "gone", "flushes", "transitions", "topo-rx",
 	"ring-open", "takeovers", "yields", NULL,
 };
 
@@ -1049,7 +1049,9 @@ static void check_waits(void)
 		if (c->fd < 0 || !c->waiting)
 			continue;
 		r = ring_find(c->w_br, c->w_id);
-		if (!r) {
+		if (!r && !strcmp(c->w_key, "gone")) {
+			sb_printf(&c->out, "ok\n.\n");
+		} else if (!r) {
 			reply_err(&c->out, ENOENT, "the ring went away");
 		} else if (wait_done(c, r)) {
 			sb_printf(&c->out, "ok\n.\n");
@@ -1086,19 +1088,25 @@ static int parse_wait(struct client *c, int argc, char **argv, char *err,
 			known = true;
 	if (!known || strlen(argv[5]) >= sizeof(c->w_val)) {
 		snprintf(err, errlen, "wait: KEY is ring open|closed, mode "
-			 "manager|client, state NAME, or a counter (flushes, "
+			 "manager|client, state NAME, gone 1, or a counter (flushes, "
 			 "transitions, topo-rx, ring-open, takeovers, yields) N");
 		return -EINVAL;
 	}
 	snprintf(c->w_key, sizeof(c->w_key), "%s", argv[4]);
 	snprintf(c->w_val, sizeof(c->w_val), "%s", argv[5]);
 	if (strcmp(argv[4], "ring") && strcmp(argv[4], "mode") &&
-	    strcmp(argv[4], "state") &&
+	    strcmp(argv[4], "state") && strcmp(argv[4], "gone") &&
 	    !mrp_parse_u32(argv[5], UINT32_MAX, &c->w_num)) {
 		snprintf(err, errlen, "wait: %s needs a number", argv[4]);
 		return -EINVAL;
 	}
 	br = if_nametoindex(argv[1]);
+	if (!strcmp(argv[4], "gone") && (!br || !ring_find((int)br, c->w_id))) {
+		c->w_br = (int)br;	/* answered right away */
+		c->w_deadline = now_us();
+		c->waiting = true;
+		return 0;
+	}
 	if (!br || !ring_find((int)br, c->w_id)) {
 		snprintf(err, errlen, "no ring %u on %.20s", c->w_id, argv[1]);
 		return -ENOENT;

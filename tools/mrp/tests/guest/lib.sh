@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the guest MRP ring tests.  POSIX sh (busybox ash).
+# Needs: ip (iproute2, with "ip netns"), mrpd, mrpctl, ping.
+#
+# A ring of N nodes; node k is network namespace mrpK with bridge br0 and
+# ring ports pa (primary) and pb (secondary).  Node k's pb is cabled to
+# node k+1's pa ("link k"), node N's pb to node 1's pa ("link N").
+#
+# Environment:
+#   MRPD, MRPCTL     binaries (default: from PATH)
+#   PROFILE          recovery profile for the rings (default 200)
+#   RING_NODES       number of nodes for the veth ring (default 4)
+#   RING_PORTS       use existing interfaces instead of veth pairs:
+#                    "a1:b1 a2:b2 ..." (node k gets ak as pa, bk as pb;
+#                    bk must be cabled to a(k+1), the last b to a1)
+#   T                timeout of one wait in ms (default 15000)
+#   LOGDIR           where daemon logs go (default /tmp)
+
+MRPD=${MRPD:-mrpd}
+MRPCTL=${MRPCTL:-mrpctl}
+PROFILE=${PROFILE:-200}
+T=${T:-15000}
+LOGDIR=${LOGDIR:-/tmp}
+PASS=0
+FAIL=0
+N=0
+
+ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
+not_ok() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+
+# check NAME CMD...: run CMD, report, show its output on failure
+check() {
+	_name=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		ok "$_name"
+	else
+		not_ok "$_name"
+		printf '%s\n' "$_out" | sed 's/^/    /'
+	fi
+}
+
+summary() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}
+
+nsx() { _ns=$1; shift; ip netns exec "mrp$_ns" "$@"; }
+ctl() { _ns=$1; shift; nsx "$_ns" "$MRPCTL" "$@"; }
+
+# wait_ring NODE KEY VALUE: block in mrpd until the ring gets there
+wait_ring() { ctl "$1" wait br0 ring 1 "$2" "$3" timeout "$T"; }
+
+# counter NODE NAME: a counter from "mrpctl show -j"
+counter() {
+	ctl "$1" show -j | tr ',{}' '\n\n\n' | sed -n "s/^\"$2\":\\([0-9]*\\)\$/\\1/p" | head -n 1
+}
+
+# ping_ok FROM TO: one answer within the deadline (no fixed sleep)
+ping_ok() { nsx "$1" ping -c 1 -w 10 "192.0.2.$2" >/dev/null; }
+
+ring_next() { [ "$1" -eq "$N" ] && echo 1 || echo $(($1 + 1)); }
+
+# link_set K up|down: both ends of link K (node K pb, node K+1 pa)
+link_set() {
+	nsx "$1" ip link set pb "$2"
+	nsx "$(ring_next "$1")" ip link set pa "$2"
+}
+
+node_setup() {
+	k=$1
+	ip netns add "mrp$k"
+	nsx "$k" ip link set lo up
+	nsx "$k" ip link add br0 type bridge
+	nsx "$k" ip link set br0 address "02:00:00:00:0$k:00"
+}
+
+ring_setup() {
+	if [ -n "${RING_PORTS:-}" ]; then
+		# shellcheck disable=SC2086
+		set -- $RING_PORTS
+		N=$#
+		k=1
+		for pair in "$@"; do
+			node_setup "$k"
+			ip link set "${pair%%:*}" netns "mrp$k"
+			ip link set "${pair#*:}" netns "mrp$k"
+			nsx "$k" ip link set "${pair%%:*}" name pa
+			nsx "$k" ip link set "${pair#*:}" name pb
+			k=$((k + 1))
+		done
+	else
+		N=${RING_NODES:-4}
+		k=1
+		while [ "$k" -le "$N" ]; do
+			node_setup "$k"
+			k=$((k + 1))
+		done
+		k=1
+		while [ "$k" -le "$N" ]; do
+			j=$(ring_next "$k")
+			ip link add "mrpv${k}b" type veth peer name "mrpv${j}a"
+			ip link set "mrpv${k}b" netns "mrp$k"
+			ip link set "mrpv${j}a" netns "mrp$j"
+			nsx "$k" ip link set "mrpv${k}b" name pb
+			nsx "$j" ip link set "mrpv${j}a" name pa
+			k=$((k + 1))
+		done
+	fi
+	k=1
+	while [ "$k" -le "$N" ]; do
+		nsx "$k" ip link set pa master br0
+		nsx "$k" ip link set pb master br0
+		nsx "$k" ip link set pa up
+		nsx "$k" ip link set pb up
+		nsx "$k" ip link set br0 up
+		nsx "$k" ip addr add "192.0.2.$k/24" dev br0
+		k=$((k + 1))
+	done
+}
+
+daemon_start() {
+	nsx "$1" "$MRPD" -D -v -p "$LOGDIR/mrpd-mrp$1.pid" \
+		-l "$LOGDIR/mrpd-mrp$1.log" "$@"
+}
+
+daemon_pid() { cat "$LOGDIR/mrpd-mrp$1.pid" 2>/dev/null; }
+
+# daemon_stop NODE [SIGNAL]: stop and wait until the process is gone
+daemon_stop() {
+	_pid=$(daemon_pid "$1")
+	[ -n "$_pid" ] || return 0
+	kill "-${2:-TERM}" "$_pid" 2>/dev/null
+	# the daemon is not our child: watch /proc (bounded)
+	_i=0
+	while [ -d "/proc/$_pid" ] && [ "$_i" -lt 500 ]; do
+		if grep -q '^State:.*Z' "/proc/$_pid/status" 2>/dev/null; then
+			break
+		fi
+		_i=$((_i + 1))
+		sleep 0.01 2>/dev/null || sleep 1
+	done
+	rm -f "$LOGDIR/mrpd-mrp$1.pid"
+}
+
+ring_add() {
+	_k=$1
+	shift
+	ctl "$_k" add br0 ring 1 primary pa secondary pb profile "$PROFILE" "$@"
+}
+
+ring_teardown() {
+	k=1
+	while [ "$k" -le "${N:-0}" ]; do
+		daemon_stop "$k" TERM
+		if [ -n "${RING_PORTS:-}" ]; then
+			# hand the interfaces back to the initial namespace
+			pair=$(echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${k}p")
+			nsx "$k" ip link set pa down 2>/dev/null
+			nsx "$k" ip link set pb down 2>/dev/null
+			nsx "$k" ip link set pa nomaster 2>/dev/null
+			nsx "$k" ip link set pb nomaster 2>/dev/null
+			nsx "$k" ip link set pa name "${pair%%:*}" 2>/dev/null
+			nsx "$k" ip link set pb name "${pair#*:}" 2>/dev/null
+			nsx "$k" ip link set "${pair%%:*}" netns 1 2>/dev/null
+			nsx "$k" ip link set "${pair#*:}" netns 1 2>/dev/null
+		fi
+		ip netns del "mrp$k" 2>/dev/null
+		k=$((k + 1))
+	done
+}
+
+show_logs() {
+	k=1
+	while [ "$k" -le "${N:-0}" ]; do
+		echo "# --- node $k: mrpctl show"
+		ctl "$k" show 2>&1 | sed 's/^/# /'
+		echo "# --- node $k: log tail"
+		tail -n 30 "$LOGDIR/mrpd-mrp$k.log" 2>/dev/null | sed 's/^/# /'
+		k=$((k + 1))
+	done
+}

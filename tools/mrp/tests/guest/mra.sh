@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Two MRAs in a ring (nodes 1 and 3, the rest MRCs): the better one
+# (node 3, prio 0x9000 against the default 0xA000) becomes manager, node 1
+# acts as client; node 1 takes over when node 3 is cut off or its mrpd
+# is stopped, and gives way again when node 3 comes back.
+# Same environment as ring.sh (lib.sh); needs at least 4 nodes.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+trap 'ring_teardown' EXIT
+ring_setup
+if [ "$N" -lt 4 ]; then
+	echo "not ok - mra test needs at least 4 nodes (have $N)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+k=1
+while [ "$k" -le "$N" ]; do
+	check "mrpd starts in node $k" daemon_start "$k"
+	k=$((k + 1))
+done
+check "MRA added on node 1 (prio 0xA000)" ring_add 1 role mra
+check "MRA added on node 3 (prio 0x9000)" ring_add 3 role mra prio 0x9000
+for k in 2 4; do
+	check "MRC added on node $k" ring_add "$k" role mrc
+done
+k=5
+while [ "$k" -le "$N" ]; do
+	check "MRC added on node $k" ring_add "$k" role mrc
+	k=$((k + 1))
+done
+
+check "better MRA (node 3) is the manager" wait_ring 3 mode manager
+check "other MRA (node 1) acts as client" wait_ring 1 mode client
+check "node 3 reports the ring closed" wait_ring 3 ring closed
+check "node 1 knows node 3 as manager" \
+	sh -c "ip netns exec mrp1 $MRPCTL show | grep -q 'manager prio 0x9000 mac 02:00:00:00:03:00'"
+check "traffic across the ring" ping_ok 2 4
+
+# node 3 cut off: both of its links down
+link_set 2 down
+link_set 3 down
+check "node 3 cut off: node 1 takes over" wait_ring 1 mode manager
+check "node 1 as manager sees the ring open" wait_ring 1 ring open
+check "traffic between the remaining nodes" ping_ok 2 4
+link_set 2 up
+link_set 3 up
+check "node 3 back: node 1 gives way" wait_ring 1 mode client
+check "node 3 back: node 3 manages a closed ring" wait_ring 3 ring closed
+check "traffic after node 3 is back" ping_ok 1 3
+
+# node 3's daemon stops: its instance goes, its test frames stop
+daemon_stop 3 TERM
+check "node 3 mrpd stopped: node 1 takes over" wait_ring 1 mode manager
+check "node 1 closes the ring through node 3" wait_ring 1 ring closed
+check "traffic while node 1 manages" ping_ok 2 4
+t=$(counter 1 takeovers)
+check "node 1 counted its takeovers ($t)" test "${t:-0}" -ge 2
+
+# node 3 returns and wins again
+check "node 3 mrpd restarted" daemon_start 3
+check "node 3 MRA added again" ring_add 3 role mra prio 0x9000
+check "node 3 is manager again" wait_ring 3 mode manager
+check "node 1 is client again" wait_ring 1 mode client
+check "ring closed under node 3" wait_ring 3 ring closed
+check "traffic at the end" ping_ok 1 3
+
+[ "$FAIL" -eq 0 ] || show_logs
+summary

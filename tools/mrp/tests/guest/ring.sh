@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# MRP ring with one MRM and N-1 MRCs, each node in its own network
+# namespace running its own mrpd.  Cuts and restores every link and checks
+# that the MRM reports open/closed, the MRCs flush and traffic resumes.
+# Then: daemon crash + restart (stale instance reclaimed), an interface
+# and a bridge disappearing under the daemon.
+#
+# Default: a ring of veth pairs between software bridges.  With
+# RING_PORTS="a1:b1 a2:b2 ..." the same test runs on existing ports
+# (e.g. mrpsim switch ports); see lib.sh.
+# Output: "ok - ..." / "not ok - ..." lines, then "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+trap 'ring_teardown' EXIT
+ring_setup
+
+k=1
+while [ "$k" -le "$N" ]; do
+	check "mrpd starts in node $k" daemon_start "$k"
+	k=$((k + 1))
+done
+check "MRM added on node 1" ring_add 1 role mrm
+k=2
+while [ "$k" -le "$N" ]; do
+	check "MRC added on node $k" ring_add "$k" role mrc
+	k=$((k + 1))
+done
+
+check "MRM reports the ring closed" wait_ring 1 ring closed
+check "MRM blocks its secondary port" \
+	sh -c "ip netns exec mrp1 $MRPCTL show | grep -q 'secondary.*blocked'"
+k=2
+while [ "$k" -le "$N" ]; do
+	check "MRC $k forwards on both ports" wait_ring "$k" state PT_IDLE
+	k=$((k + 1))
+done
+check "traffic across the ring (1 -> 3)" ping_ok 1 3
+check "traffic across the ring (2 -> $N)" ping_ok 2 "$N"
+
+# Cut every link in turn.
+l=1
+while [ "$l" -le "$N" ]; do
+	a=$l
+	b=$(ring_next "$l")
+	topo0=$(counter 1 topo_tx)
+	flush0=""
+	m=2
+	while [ "$m" -le "$N" ]; do
+		flush0="$flush0 $(counter "$m" flushes)"
+		m=$((m + 1))
+	done
+
+	link_set "$l" down
+	check "link $l ($a-$b) cut: MRM reports the ring open" \
+		wait_ring 1 ring open
+	topo1=$(counter 1 topo_tx)
+	if [ "${topo1:-0}" -gt "${topo0:-0}" ]; then
+		m=2
+		for f in $flush0; do
+			check "link $l cut: MRC $m flushes its FDB" \
+				wait_ring "$m" flushes $((f + 1))
+			m=$((m + 1))
+		done
+	else
+		# the MRM's own blocked secondary went down: nothing moved
+		ok "link $l cut: no topology change needed (MRM secondary)"
+	fi
+	check "link $l cut: traffic $a -> $b resumes the other way round" \
+		ping_ok "$a" "$b"
+
+	link_set "$l" up
+	check "link $l restored: MRM reports the ring closed" \
+		wait_ring 1 ring closed
+	check "link $l restored: traffic $a -> $b" ping_ok "$a" "$b"
+	l=$((l + 1))
+done
+
+t=$(counter 1 transitions)
+check "MRM counted ring transitions ($t)" test "${t:-0}" -ge "$N"
+
+# Daemon crashes and restarts: the kernel instance is reclaimed.
+daemon_stop 2 KILL
+check "MRC daemon restarted after a crash" daemon_start 2
+check "MRC 2 reclaimed its stale ring" \
+	sh -c "ip netns exec mrp2 $MRPCTL show | grep -q reclaimed"
+check "reclaimed MRC forwards again" wait_ring 2 state PT_IDLE
+daemon_stop 1 KILL
+check "MRM daemon restarted after a crash" daemon_start 1
+check "reclaimed MRM closes the ring" wait_ring 1 ring closed
+check "traffic after the restarts" ping_ok 1 3
+
+# An interface disappears under an MRC (veth ring only: deleting a
+# switch port is not possible).
+if [ -z "${RING_PORTS:-}" ]; then
+	nsx 3 ip link del pb
+	check "port deleted: MRC 3 drops its ring" wait_ring 3 gone 1
+	check "port deleted: mrpd 3 still answers" ctl 3 ping
+	check "port deleted: MRM reports the ring open" wait_ring 1 ring open
+	nsx 2 ip link del br0
+	check "bridge deleted: mrpd 2 drops its ring" wait_ring 2 gone 1
+	check "bridge deleted: mrpd 2 still answers" ctl 2 ping
+fi
+
+[ "$FAIL" -eq 0 ] || show_logs
+summary
