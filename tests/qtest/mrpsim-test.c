@@ -23,7 +23,7 @@
 #include "hw/pci/pci_regs.h"
 #include "hw/net/mrpsim_hw.h"
 
-#define MAX_SW          2
+#define MAX_SW          3
 #define RING_SIZE       16
 #define EVQ_SIZE        64
 #define BUF_SIZE        2048
@@ -433,8 +433,12 @@ static void test_ident(void)
                   "-netdev hubport,id=c1,hubid=1 "
                   "-device mrpsim,addr=4,ports=4,rings=3,netdev1=c0,"
                   "mac=02:00:00:00:10:00 "
-                  "-device mrpsim,addr=5,ports=2,mrp=off,netdev0=c1", 2);
-    Sw *a = &t->sw[0], *b = &t->sw[1];
+                  "-device mrpsim,addr=5,ports=2,mrp=off,netdev0=c1 "
+                  "-netdev hubport,id=c2,hubid=2 "
+                  "-netdev hubport,id=c3,hubid=2 "
+                  "-device mrpsim,addr=6,ports=8,rings=4,netdev7=c2,"
+                  "netdev6=c3", 3);
+    Sw *a = &t->sw[0], *b = &t->sw[1], *c = &t->sw[2];
     uint32_t c0, c1;
 
     g_assert_cmphex(qpci_config_readw(a->dev, PCI_VENDOR_ID), ==,
@@ -452,6 +456,14 @@ static void test_ident(void)
                     4 | 3 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
                     MRPSIM_CAP_MRA);
     g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2);
+    g_assert_cmphex(rd(c, MRPSIM_REG_CAP), ==,
+                    8 | 4 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
+                    MRPSIM_CAP_MRA);
+    g_assert_cmphex(rd(c, MRPSIM_REG_IRQ_MASK), ==, 0x1ff);
+    g_assert_cmphex(prd(c, 7, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert_cmphex(prd(c, 5, MRPSIM_PORT_STATUS), ==, 0);
+    g_assert_cmphex(mrd(c, 3, MRPSIM_MRP_PRIO), ==, 0x8000);
 
     /* base MAC and per-port MACs; the default one differs per slot */
     g_assert_cmphex(rd(a, MRPSIM_REG_MAC_LO), ==, 0x00000002);
@@ -1197,6 +1209,46 @@ static void test_mrc_fwd(void)
     shutdown_ctx(t);
 }
 
+/*
+ * Two MRCs and no MRM: a test frame circulates for ever.  It must do so
+ * from bottom halves, one hop per main loop iteration, never by recursion
+ * in the receive path: QEMU keeps answering and a cut stops the frame.
+ */
+static void test_mrc_ring_no_recursion(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE];
+    uint64_t n, m;
+    int i;
+
+    port_rings(t, a, 0, BUF_SIZE);
+    mwr(a, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(a, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    mwr(b, 1, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    tx(t, a, 0, f, mrp_test_frame(f, sa0, 1));
+    for (i = 0; i < 10000 && cnt(a, 1, MRPSIM_CNT_MRP_FWD) < 200; i++) {
+        g_usleep(100);
+    }
+    n = cnt(a, 1, MRPSIM_CNT_MRP_FWD);
+    g_assert_cmpuint(n, >=, 200);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ID), ==, MRPSIM_ID);
+    /* cut the ring: the frame dies, the counters stop */
+    set_link(t, "a1", false);
+    g_usleep(10000);
+    n = cnt(a, 1, MRPSIM_CNT_MRP_FWD);
+    m = cnt(b, 0, MRPSIM_CNT_MRP_FWD);
+    g_usleep(10000);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_FWD), ==, n);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, m);
+    /* one frame, never duplicated: each switch saw it once per lap */
+    g_assert_cmpuint(m - n, <=, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_FWD_DROP), ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD_DROP), ==, 0);
+    shutdown_ctx(t);
+}
+
 static void test_malformed(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -1373,6 +1425,8 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/mra-frames", test_mra_frames);
     qtest_add_func("/mrpsim/mrm-loss-regain", test_mrm_loss);
     qtest_add_func("/mrpsim/mrc-forward-blocking", test_mrc_fwd);
+    qtest_add_func("/mrpsim/mrc-ring-no-recursion",
+                   test_mrc_ring_no_recursion);
     qtest_add_func("/mrpsim/malformed", test_malformed);
     qtest_add_func("/mrpsim/test-period", test_period);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
