@@ -1409,6 +1409,70 @@ static void test_evq_full(void)
     shutdown_ctx(t);
 }
 
+/*
+ * Migrate a running ring at virtual time 0 (the qtest clock is not
+ * migrated, so both sides agree on it only there): the MRM's test goes on
+ * at the destination with its counters, sequence ids and event queue.
+ */
+static void test_migrate(void)
+{
+    g_autofree char *uri = g_strdup_printf("unix:%s/mrpsim-mig-%d.sock",
+                                           g_get_tmp_dir(), getpid());
+    Ctx *src = boot(TWO_SWITCHES, 2);
+    Ctx *dst = g_new0(Ctx, 1);
+    Sw *a = &src->sw[0], *b = &src->sw[1];
+    uint8_t f[64];
+    uint64_t own = 1;
+    int i, k;
+
+    evq_setup(src, a, EVQ_SIZE);
+    port_rings(src, a, 0, BUF_SIZE);
+    port_rings(src, b, 0, BUF_SIZE);
+    tx(src, a, 0, f, data_frame(f, 64, 9));
+    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
+    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
+
+    dst->qs = qtest_pc_boot("-nodefaults " TWO_SWITCHES " -incoming %s",
+                            uri);
+    dst->qts = dst->qs->qts;
+    /* no self-announce RARPs from the ports on real-time timers */
+    qobject_unref(qtest_qmp(dst->qts, "{'execute': 'migrate-set-parameters',"
+                            " 'arguments': {'announce-rounds': 0}}"));
+    migrate(src->qs, dst->qs, uri);
+    for (i = 0; i < 2; i++) {
+        dst->sw[i] = src->sw[i];
+        sw_init(dst, i, 4 + i);
+    }
+    shutdown_ctx(src);
+    a = &dst->sw[0];
+    b = &dst->sw[1];
+
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 2);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 2);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
+    g_assert_cmphex(mrd(b, 1, MRPSIM_MRP_ROLE), ==, MRPSIM_ROLE_MRC);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_TXQ + MRPSIM_Q_HEAD), ==, 1);
+    for (k = 0; k < 5; k++) {
+        ring_step(dst, &own, true);
+    }
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 12);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    expect_no_ev(dst, a);
+    /* rings and the event queue work on */
+    tx(dst, a, 0, f, data_frame(f, 64, 10));
+    g_assert_cmpint(rx(dst, b, 0, f, NULL, NULL), ==, 64);
+    g_assert_cmpint(rx(dst, b, 0, f, NULL, NULL), ==, 64);
+    set_link(dst, "a0", false);
+    expect_ev(dst, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    shutdown_ctx(dst);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1430,6 +1494,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/malformed", test_malformed);
     qtest_add_func("/mrpsim/test-period", test_period);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
+    qtest_add_func("/mrpsim/migrate", test_migrate);
 
     return g_test_run();
 }

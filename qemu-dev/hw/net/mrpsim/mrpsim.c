@@ -839,14 +839,133 @@ static void mrpsim_exit(PCIDevice *pci)
     msix_uninit_exclusive_bar(pci);
 }
 
-/*
- * The device state (rings in flight, MRP timers and the forwarding queue)
- * is not migrated: mrpsim is a test vehicle for the MRP offload, not a
- * production NIC, so it blocks migration rather than migrate half of it.
- */
+/* ---- Migration ---- */
+
+static bool mrpsim_queue_valid(MrpsimQueue *q)
+{
+    if (!q->en) {
+        return true;
+    }
+    return mrpsim_queue_size_ok(q->size) && q->head < q->size &&
+           q->tail < q->size && q->base &&
+           !(q->base & (MRPSIM_RING_ALIGN - 1)) &&
+           q->base + (uint64_t)q->size * MRPSIM_DESC_SIZE > q->base;
+}
+
+/* Never trust the incoming stream more than a guest register write. */
+static int mrpsim_post_load(void *opaque, int version_id)
+{
+    MrpsimState *s = opaque;
+    unsigned int i;
+
+    if (!mrpsim_queue_valid(&s->evq) || s->fwd_count > MRPSIM_FWDQ_LEN ||
+        s->fwd_head >= MRPSIM_FWDQ_LEN) {
+        return -EINVAL;
+    }
+    for (i = 0; i < s->fwd_count; i++) {
+        MrpsimFwd *f = &s->fwdq[(s->fwd_head + i) % MRPSIM_FWDQ_LEN];
+
+        if (f->in >= s->nports || f->out >= s->nports ||
+            f->len < MRPSIM_MIN_FRAME_LEN || f->len > MRPSIM_MAX_FRAME_LEN) {
+            return -EINVAL;
+        }
+    }
+    for (i = 0; i < s->nports; i++) {
+        MrpsimPort *p = &s->port[i];
+
+        if (!mrpsim_queue_valid(&p->txq) || !mrpsim_queue_valid(&p->rxq) ||
+            ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
+             MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_DISABLED) {
+            return -EINVAL;
+        }
+        /* the link is the backend's here, whatever it was there */
+        p->link = mrpsim_backend_link(p);
+    }
+    s->irq_mask &= mrpsim_vec_mask(s);
+    s->irq_pending &= mrpsim_vec_mask(s);
+    if (mrpsim_mrp_post_load(s)) {
+        return -EINVAL;
+    }
+    if (s->fwd_count) {
+        qemu_bh_schedule(s->fwd_bh);
+    }
+    return 0;
+}
+
+static const VMStateDescription mrpsim_vmstate_queue = {
+    .name = "mrpsim/queue",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT64(base_reg, MrpsimQueue),
+        VMSTATE_UINT32(size_reg, MrpsimQueue),
+        VMSTATE_UINT64(base, MrpsimQueue),
+        VMSTATE_UINT32(size, MrpsimQueue),
+        VMSTATE_UINT32(head, MrpsimQueue),
+        VMSTATE_UINT32(tail, MrpsimQueue),
+        VMSTATE_BOOL(en, MrpsimQueue),
+        VMSTATE_BOOL(halted, MrpsimQueue),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription mrpsim_vmstate_port = {
+    .name = "mrpsim/port",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT(txq, MrpsimPort, 1, mrpsim_vmstate_queue, MrpsimQueue),
+        VMSTATE_STRUCT(rxq, MrpsimPort, 1, mrpsim_vmstate_queue, MrpsimQueue),
+        VMSTATE_UINT32(ctrl, MrpsimPort),
+        VMSTATE_UINT8_ARRAY(mac, MrpsimPort, 6),
+        VMSTATE_UINT64_ARRAY(cnt, MrpsimPort, MRPSIM_PORT_NUM_COUNTERS),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription mrpsim_vmstate_fwd = {
+    .name = "mrpsim/fwd",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT8(in, MrpsimFwd),
+        VMSTATE_UINT8(out, MrpsimFwd),
+        VMSTATE_UINT16(len, MrpsimFwd),
+        VMSTATE_UINT8_ARRAY(buf, MrpsimFwd, MRPSIM_MAX_FRAME_LEN),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription mrpsim_vmstate = {
     .name = TYPE_MRPSIM,
-    .unmigratable = 1,
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = mrpsim_post_load,
+    .fields = (VMStateField[]) {
+        VMSTATE_PCI_DEVICE(parent_obj, MrpsimState),
+        VMSTATE_MSIX(parent_obj, MrpsimState),
+        VMSTATE_UINT32_EQUAL(nports, MrpsimState, NULL),
+        VMSTATE_UINT32_EQUAL(nrings, MrpsimState, NULL),
+        VMSTATE_UINT8_ARRAY(base_mac, MrpsimState, 6),
+        VMSTATE_STRUCT_ARRAY(port, MrpsimState, MRPSIM_MAX_PORTS, 1,
+                             mrpsim_vmstate_port, MrpsimPort),
+        VMSTATE_STRUCT_ARRAY(ring, MrpsimState, MRPSIM_MAX_RINGS, 1,
+                             mrpsim_vmstate_ring, MrpsimRing),
+        VMSTATE_STRUCT(evq, MrpsimState, 1, mrpsim_vmstate_queue,
+                       MrpsimQueue),
+        VMSTATE_UINT32(evq_drops, MrpsimState),
+        VMSTATE_UINT32(err_status, MrpsimState),
+        VMSTATE_UINT32(err_info, MrpsimState),
+        VMSTATE_UINT32(irq_pending, MrpsimState),
+        VMSTATE_UINT32(irq_mask, MrpsimState),
+        VMSTATE_UINT32(clock_hi, MrpsimState),
+        VMSTATE_UINT32(cnt_hi, MrpsimState),
+        VMSTATE_UINT32(fwd_head, MrpsimState),
+        VMSTATE_UINT32(fwd_count, MrpsimState),
+        VMSTATE_STRUCT_ARRAY(fwdq, MrpsimState, MRPSIM_FWDQ_LEN, 1,
+                             mrpsim_vmstate_fwd, MrpsimFwd),
+        VMSTATE_END_OF_LIST()
+    }
 };
 
 static Property mrpsim_properties[] = {

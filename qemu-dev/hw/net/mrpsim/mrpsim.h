@@ -113,8 +113,8 @@ struct MrpsimState {
     /* MRP frames forwarded by hardware leave from this bottom half. */
     QEMUBH *fwd_bh;
     MrpsimFwd fwdq[MRPSIM_FWDQ_LEN];
-    unsigned int fwd_head;
-    unsigned int fwd_count;
+    uint32_t fwd_head;
+    uint32_t fwd_count;
 };
 
 static inline bool mrpsim_port_up(MrpsimPort *p)
@@ -156,6 +156,8 @@ bool mrpsim_fwd_enqueue(MrpsimPort *in, unsigned int out,
                         const uint8_t *buf, size_t len);
 
 /* mrpsim_mrp.c */
+extern const VMStateDescription mrpsim_vmstate_ring;
+int mrpsim_mrp_post_load(MrpsimState *s);
 void mrpsim_mrp_realize(MrpsimState *s);
 void mrpsim_mrp_unrealize(MrpsimState *s);
 void mrpsim_mrp_reset(MrpsimState *s);

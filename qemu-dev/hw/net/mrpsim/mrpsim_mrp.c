@@ -15,6 +15,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "migration/vmstate.h"
 #include "mrpsim.h"
 #include "trace.h"
 
@@ -628,6 +629,53 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
 }
 
 /* ---- Life cycle ---- */
+
+const VMStateDescription mrpsim_vmstate_ring = {
+    .name = "mrpsim/ring",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(role, MrpsimRing),
+        VMSTATE_UINT32(ring_id, MrpsimRing),
+        VMSTATE_UINT8_ARRAY(port, MrpsimRing, 2),
+        VMSTATE_UINT16(prio, MrpsimRing),
+        VMSTATE_UINT32(ring_state, MrpsimRing),
+        VMSTATE_UINT16(transitions, MrpsimRing),
+        VMSTATE_UINT8_ARRAY(sa, MrpsimRing, 6),
+        VMSTATE_UINT8_ARRAY(domain, MrpsimRing, 16),
+        VMSTATE_UINT32(interval, MrpsimRing),
+        VMSTATE_UINT32(max_miss, MrpsimRing),
+        VMSTATE_UINT32(period, MrpsimRing),
+        VMSTATE_UINT32(test_ctrl, MrpsimRing),
+        VMSTATE_UINT32(status, MrpsimRing),
+        VMSTATE_UINT16(seq_id, MrpsimRing),
+        VMSTATE_TIMER_PTR(timer, MrpsimRing),
+        VMSTATE_INT64(deadline, MrpsimRing),
+        VMSTATE_INT64(end, MrpsimRing),
+        VMSTATE_UINT32_ARRAY(miss, MrpsimRing, 2),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+/* Check the instances of an incoming migration stream; 0 when sane. */
+int mrpsim_mrp_post_load(MrpsimState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
+        MrpsimRing *r = &s->ring[i];
+
+        if (r->role > MRPSIM_ROLE_MRA ||
+            r->ring_state > MRPSIM_RSTATE_CLOSED ||
+            r->interval < MRPSIM_TEST_INTERVAL_MIN ||
+            ((!s->mrp || i >= s->nrings) &&
+             (r->role != MRPSIM_ROLE_DISABLED || r->status)) ||
+            !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
 
 void mrpsim_mrp_realize(MrpsimState *s)
 {
