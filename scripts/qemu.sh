@@ -20,6 +20,7 @@ QBUILD=$BUILD/qemu-build
 QEMU_BIN=$QBUILD/qemu-system-x86_64
 QTEST_BIN=$QBUILD/tests/qtest/mrpsim-test
 DEVICES=mrpsim		# qemu-dev/mrpsim.mak
+QTEST_TIMEOUT=${QTEST_TIMEOUT:-600}	# seconds for the whole qtest run
 FIRMWARE=/usr/share/seabios:/usr/share/qemu
 CONFIGURE_ARGS=(
 	--target-list=x86_64-softmmu
@@ -130,7 +131,10 @@ build() {
 qtest() {
 	local log=$QBUILD/mrpsim-test.log rc=0 pass fail plan
 	say "running the mrpsim device tests (qtest accelerator)"
-	QTEST_QEMU_BINARY=$QEMU_BIN "$QTEST_BIN" --tap -k >"$log" 2>&1 || rc=$?
+	# a hung device (say, forwarding looping inside the net layer) must
+	# fail the run, not stall it
+	QTEST_QEMU_BINARY=$QEMU_BIN timeout --kill-after=10 "$QTEST_TIMEOUT" \
+		"$QTEST_BIN" --tap -k >"$log" 2>&1 || rc=$?
 	grep -E '^(not )?ok ' "$log" || true
 	pass=$(grep -cE '^ok ' "$log" || true)
 	fail=$(grep -cE '^not ok ' "$log" || true)

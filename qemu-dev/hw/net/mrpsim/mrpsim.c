@@ -349,8 +349,12 @@ static ssize_t mrpsim_receive(NetClientState *nc, const uint8_t *buf,
 
 static bool mrpsim_backend_link(MrpsimPort *p)
 {
-    NetClientState *nc = qemu_get_queue(p->nic);
+    NetClientState *nc;
 
+    if (!p->nic) {
+        return false;   /* no backend: link down for ever */
+    }
+    nc = qemu_get_queue(p->nic);
     return nc->peer && !nc->link_down;
 }
 
@@ -813,6 +817,10 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
         p->s = s;
         p->idx = i;
         mrpsim_u64_to_mac(p->conf.macaddr.a, mac + i);
+        if (!p->conf.peers.ncs[0]) {
+            /* an unconnected port gets no NIC (nor a "no peer" warning) */
+            continue;
+        }
         if (dev->id) {
             name = g_strdup_printf("%s.p%u", dev->id, i);
         }
@@ -833,7 +841,9 @@ static void mrpsim_exit(PCIDevice *pci)
     mrpsim_mrp_unrealize(s);
     qemu_bh_delete(s->fwd_bh);
     for (i = 0; i < s->nports; i++) {
-        qemu_del_nic(s->port[i].nic);
+        if (s->port[i].nic) {
+            qemu_del_nic(s->port[i].nic);
+        }
     }
     msix_unuse_all_vectors(pci);
     msix_uninit_exclusive_bar(pci);
