@@ -8,6 +8,7 @@
 #   qtest  build, then run the mrpsim device tests under the qtest
 #          accelerator; ends with "N passed, N failed"
 #   path   print the path of qemu-system-x86_64
+#   prepare  only fetch, unpack, patch and link the source tree
 #
 # The device sources are never copied: hw/net/mrpsim, the shared register
 # header, the devices file and the qtest are symbolic links into the
@@ -55,7 +56,9 @@ fetch() {
 	apt_update_once
 	say "apt-get source qemu (Debian's 7.2 with its patches) into $QROOT"
 	mkdir -p "$QROOT"
-	(cd "$QROOT" && apt-get source -q qemu) >"$BUILD/qemu-source.log" 2>&1 ||
+	# download only: prepare() unpacks, so that it alone decides when
+	(cd "$QROOT" && apt-get source -q --download-only qemu) \
+		>"$BUILD/qemu-source.log" 2>&1 ||
 		{ tail -n 30 "$BUILD/qemu-source.log" >&2; die "apt-get source qemu failed"; }
 	[ -n "$(qemu_dsc)" ] || die "apt-get source did not give a QEMU 7.2 source package"
 }
@@ -70,7 +73,7 @@ prepare() {
 	want=$(cd "$TOP/qemu-dev" && sum_files ./*.patch "$dsc")
 	if [ -z "$src" ] || [ "$(cat "$src/.mrpsim-stamp" 2>/dev/null)" != "$want" ]; then
 		if [ -n "$src" ]; then
-			say "qemu-dev patches changed: unpacking a clean QEMU tree"
+			say "qemu-dev patches or the source package changed: unpacking a clean tree"
 			rm -rf "$src" "$QBUILD"
 		fi
 		say "unpacking $(basename "$dsc")"
@@ -155,5 +158,6 @@ case "${1:-all}" in
 all|build) build ;;
 qtest) build; qtest ;;
 path) echo "$QEMU_BIN" ;;
-*) die "usage: $0 [all|build|qtest|path]" ;;
+prepare) prepare ;;
+*) die "usage: $0 [all|build|qtest|path|prepare]" ;;
 esac
