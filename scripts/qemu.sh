@@ -14,6 +14,7 @@
 # header, the devices file and the qtest are symbolic links into the
 # repository, so editing one of them rebuilds just that file.
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 QROOT=$BUILD/qemu-src
@@ -50,6 +51,7 @@ qemu_dsc() {
 }
 
 fetch() {
+	# shellcheck disable=SC2086 # a list of package names
 	need_pkgs $PKGS_QEMU
 	[ -n "$(qemu_dsc)" ] && return 0
 	ensure_deb_src
