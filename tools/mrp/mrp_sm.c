@@ -170,18 +170,17 @@ static void port_state(struct mrp_sm *sm, unsigned port,
 	sm->pstate[port] = (uint8_t)st;
 }
 
-/* The primary becomes secondary and vice versa. */
+/*
+ * The primary becomes secondary and vice versa.  This stays internal: the
+ * kernel cannot swap the roles of an instance's ports (IFLA_BRIDGE_MRP_
+ * PORT_ROLE on one port makes the instance point at that port for both
+ * roles and forget the other one), and it only uses them for the
+ * MRP_PortRole field of test frames.
+ */
 static void swap_ports(struct mrp_sm *sm, struct mrp_actions *out)
 {
-	struct mrp_action *a;
-
+	(void)out;
 	sm->prim = S(sm);
-	a = emit(out, MRP_ACT_PORT_ROLE);
-	a->port = P(sm);
-	a->a = MRP_PORT_PRIMARY;
-	a = emit(out, MRP_ACT_PORT_ROLE);
-	a->port = S(sm);
-	a->a = MRP_PORT_SECONDARY;
 }
 
 static void ring_state(struct mrp_sm *sm, enum mrp_ring_state st,

@@ -87,7 +87,8 @@ enum mrp_timer {
 
 enum mrp_act_type {
 	MRP_ACT_PORT_STATE,	/* port, a = enum mrp_port_state */
-	MRP_ACT_PORT_ROLE,	/* port, a = enum mrp_port_role */
+	MRP_ACT_PORT_ROLE,	/* port, a = enum mrp_port_role (unused: the
+				 * kernel cannot swap roles, see mrp_sm.c) */
 	MRP_ACT_RING_ROLE,	/* a = enum mrp_ring_role (kernel role) */
 	MRP_ACT_RING_STATE,	/* a = enum mrp_ring_state */
 	MRP_ACT_START_TEST,	/* a interval us, b max_miss, c period us, d monitor */

@@ -8,6 +8,8 @@
 #
 # Environment:
 #   MRPD, MRPCTL     binaries (default: from PATH)
+#   IP               iproute2 ip (default "ip"; give a full path when the
+#                    shell is busybox with FEATURE_SH_STANDALONE)
 #   PROFILE          recovery profile for the rings (default 200)
 #   RING_NODES       number of nodes for the veth ring (default 4)
 #   RING_PORTS       use existing interfaces instead of veth pairs:
@@ -17,6 +19,9 @@
 #   LOGDIR           where daemon logs go (default /tmp)
 
 MRPD=${MRPD:-mrpd}
+# iproute2's ip: a busybox shell built with FEATURE_SH_STANDALONE runs its
+# own "ip" applet (no netns support) for a bare "ip": pass a path then.
+IP=${IP:-ip}
 MRPCTL=${MRPCTL:-mrpctl}
 PROFILE=${PROFILE:-200}
 T=${T:-15000}
@@ -45,11 +50,14 @@ summary() {
 	[ "$FAIL" -eq 0 ]
 }
 
-nsx() { _ns=$1; shift; ip netns exec "mrp$_ns" "$@"; }
+nsx() { _ns=$1; shift; "$IP" netns exec "mrp$_ns" "$@"; }
 ctl() { _ns=$1; shift; nsx "$_ns" "$MRPCTL" "$@"; }
 
 # wait_ring NODE KEY VALUE: block in mrpd until the ring gets there
 wait_ring() { ctl "$1" wait br0 ring 1 "$2" "$3" timeout "$T"; }
+
+# show_has NODE REGEX: "mrpctl show" of NODE matches REGEX
+show_has() { ctl "$1" show | grep -q "$2"; }
 
 # counter NODE NAME: a counter from "mrpctl show -j"
 counter() {
@@ -63,16 +71,16 @@ ring_next() { [ "$1" -eq "$N" ] && echo 1 || echo $(($1 + 1)); }
 
 # link_set K up|down: both ends of link K (node K pb, node K+1 pa)
 link_set() {
-	nsx "$1" ip link set pb "$2"
-	nsx "$(ring_next "$1")" ip link set pa "$2"
+	nsx "$1" "$IP" link set pb "$2"
+	nsx "$(ring_next "$1")" "$IP" link set pa "$2"
 }
 
 node_setup() {
 	k=$1
-	ip netns add "mrp$k"
-	nsx "$k" ip link set lo up
-	nsx "$k" ip link add br0 type bridge
-	nsx "$k" ip link set br0 address "02:00:00:00:0$k:00"
+	"$IP" netns add "mrp$k"
+	nsx "$k" "$IP" link set lo up
+	nsx "$k" "$IP" link add br0 type bridge
+	nsx "$k" "$IP" link set br0 address "02:00:00:00:0$k:00"
 }
 
 ring_setup() {
@@ -83,10 +91,10 @@ ring_setup() {
 		k=1
 		for pair in "$@"; do
 			node_setup "$k"
-			ip link set "${pair%%:*}" netns "mrp$k"
-			ip link set "${pair#*:}" netns "mrp$k"
-			nsx "$k" ip link set "${pair%%:*}" name pa
-			nsx "$k" ip link set "${pair#*:}" name pb
+			"$IP" link set "${pair%%:*}" netns "mrp$k"
+			"$IP" link set "${pair#*:}" netns "mrp$k"
+			nsx "$k" "$IP" link set "${pair%%:*}" name pa
+			nsx "$k" "$IP" link set "${pair#*:}" name pb
 			k=$((k + 1))
 		done
 	else
@@ -99,29 +107,32 @@ ring_setup() {
 		k=1
 		while [ "$k" -le "$N" ]; do
 			j=$(ring_next "$k")
-			ip link add "mrpv${k}b" type veth peer name "mrpv${j}a"
-			ip link set "mrpv${k}b" netns "mrp$k"
-			ip link set "mrpv${j}a" netns "mrp$j"
-			nsx "$k" ip link set "mrpv${k}b" name pb
-			nsx "$j" ip link set "mrpv${j}a" name pa
+			"$IP" link add "mrpv${k}b" type veth peer name "mrpv${j}a"
+			"$IP" link set "mrpv${k}b" netns "mrp$k"
+			"$IP" link set "mrpv${j}a" netns "mrp$j"
+			nsx "$k" "$IP" link set "mrpv${k}b" name pb
+			nsx "$j" "$IP" link set "mrpv${j}a" name pa
 			k=$((k + 1))
 		done
 	fi
 	k=1
 	while [ "$k" -le "$N" ]; do
-		nsx "$k" ip link set pa master br0
-		nsx "$k" ip link set pb master br0
-		nsx "$k" ip link set pa up
-		nsx "$k" ip link set pb up
-		nsx "$k" ip link set br0 up
-		nsx "$k" ip addr add "192.0.2.$k/24" dev br0
+		nsx "$k" "$IP" link set pa master br0
+		nsx "$k" "$IP" link set pb master br0
+		nsx "$k" "$IP" link set pa up
+		nsx "$k" "$IP" link set pb up
+		nsx "$k" "$IP" link set br0 up
+		nsx "$k" "$IP" addr add "192.0.2.$k/24" dev br0
 		k=$((k + 1))
 	done
 }
 
+# daemon_start NODE [MRPD OPTIONS]
 daemon_start() {
-	nsx "$1" "$MRPD" -D -v -p "$LOGDIR/mrpd-mrp$1.pid" \
-		-l "$LOGDIR/mrpd-mrp$1.log" "$@"
+	_k=$1
+	shift
+	nsx "$_k" "$MRPD" -D -v -p "$LOGDIR/mrpd-mrp$_k.pid" \
+		-l "$LOGDIR/mrpd-mrp$_k.log" "$@"
 }
 
 daemon_pid() { cat "$LOGDIR/mrpd-mrp$1.pid" 2>/dev/null; }
@@ -156,16 +167,16 @@ ring_teardown() {
 		if [ -n "${RING_PORTS:-}" ]; then
 			# hand the interfaces back to the initial namespace
 			pair=$(echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${k}p")
-			nsx "$k" ip link set pa down 2>/dev/null
-			nsx "$k" ip link set pb down 2>/dev/null
-			nsx "$k" ip link set pa nomaster 2>/dev/null
-			nsx "$k" ip link set pb nomaster 2>/dev/null
-			nsx "$k" ip link set pa name "${pair%%:*}" 2>/dev/null
-			nsx "$k" ip link set pb name "${pair#*:}" 2>/dev/null
-			nsx "$k" ip link set "${pair%%:*}" netns 1 2>/dev/null
-			nsx "$k" ip link set "${pair#*:}" netns 1 2>/dev/null
+			nsx "$k" "$IP" link set pa down 2>/dev/null
+			nsx "$k" "$IP" link set pb down 2>/dev/null
+			nsx "$k" "$IP" link set pa nomaster 2>/dev/null
+			nsx "$k" "$IP" link set pb nomaster 2>/dev/null
+			nsx "$k" "$IP" link set pa name "${pair%%:*}" 2>/dev/null
+			nsx "$k" "$IP" link set pb name "${pair#*:}" 2>/dev/null
+			nsx "$k" "$IP" link set "${pair%%:*}" netns 1 2>/dev/null
+			nsx "$k" "$IP" link set "${pair#*:}" netns 1 2>/dev/null
 		fi
-		ip netns del "mrp$k" 2>/dev/null
+		"$IP" netns del "mrp$k" 2>/dev/null
 		k=$((k + 1))
 	done
 }

@@ -36,7 +36,7 @@ check "better MRA (node 3) is the manager" wait_ring 3 mode manager
 check "other MRA (node 1) acts as client" wait_ring 1 mode client
 check "node 3 reports the ring closed" wait_ring 3 ring closed
 check "node 1 knows node 3 as manager" \
-	sh -c "ip netns exec mrp1 $MRPCTL show | grep -q 'manager prio 0x9000 mac 02:00:00:00:03:00'"
+	show_has 1 'manager prio 0x9000 mac 02:00:00:00:03:00'
 check "traffic across the ring" ping_ok 2 4
 
 # node 3 cut off: both of its links down

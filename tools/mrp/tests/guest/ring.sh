@@ -30,7 +30,7 @@ done
 
 check "MRM reports the ring closed" wait_ring 1 ring closed
 check "MRM blocks its secondary port" \
-	sh -c "ip netns exec mrp1 $MRPCTL show | grep -q 'secondary.*blocked'"
+	show_has 1 'secondary.*blocked'
 k=2
 while [ "$k" -le "$N" ]; do
 	check "MRC $k forwards on both ports" wait_ring "$k" state PT_IDLE
@@ -84,7 +84,7 @@ check "MRM counted ring transitions ($t)" test "${t:-0}" -ge "$N"
 daemon_stop 2 KILL
 check "MRC daemon restarted after a crash" daemon_start 2
 check "MRC 2 reclaimed its stale ring" \
-	sh -c "ip netns exec mrp2 $MRPCTL show | grep -q reclaimed"
+	show_has 2 reclaimed
 check "reclaimed MRC forwards again" wait_ring 2 state PT_IDLE
 daemon_stop 1 KILL
 check "MRM daemon restarted after a crash" daemon_start 1
@@ -94,11 +94,11 @@ check "traffic after the restarts" ping_ok 1 3
 # An interface disappears under an MRC (veth ring only: deleting a
 # switch port is not possible).
 if [ -z "${RING_PORTS:-}" ]; then
-	nsx 3 ip link del pb
+	nsx 3 "$IP" link del pb
 	check "port deleted: MRC 3 drops its ring" wait_ring 3 gone 1
 	check "port deleted: mrpd 3 still answers" ctl 3 ping
 	check "port deleted: MRM reports the ring open" wait_ring 1 ring open
-	nsx 2 ip link del br0
+	nsx 2 "$IP" link del br0
 	check "bridge deleted: mrpd 2 drops its ring" wait_ring 2 gone 1
 	check "bridge deleted: mrpd 2 still answers" ctl 2 ping
 fi
