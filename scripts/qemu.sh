@@ -101,7 +101,8 @@ prepare() {
 configure() {
 	local src want
 	src=$(qemu_srcdir)
-	want=$(printf '%s\n' "${CONFIGURE_ARGS[@]}" "$(cat "$src/.mrpsim-stamp")" |
+	want=$(printf '%s\n' "${CONFIGURE_ARGS[@]}" "$(cat "$src/.mrpsim-stamp")" \
+		"$(cat "$TOP/qemu-dev/$DEVICES.mak")" |
 		sha1sum | cut -c1-16)
 	if [ -f "$QBUILD/build.ninja" ] &&
 	   [ "$(cat "$QBUILD/.mrpsim-config-stamp" 2>/dev/null)" = "$want" ]; then
