@@ -11,7 +11,7 @@ KSRC_PKG ?= linux-source-6.1
 DEBUG ?= 1
 export KSRC_PKG DEBUG
 
-INITRD := build/initramfs.cpio.gz
+INITRD := build/initramfs.cpio
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
 	check-qtest check-tools check-guest clean help

@@ -75,7 +75,8 @@ class Topology:
         self.cables.append((a, b))
 
     def dump(self, netdev, path):
-        """Record what crosses netdev (a cable end) into a pcap file."""
+        """Record what crosses netdev (a cable end) into a pcap file
+        (a relative path is relative to the VM's work directory)."""
         self.dumps.append((netdev, path))
 
     SLOT0 = 0x10   # PCI slot of switch 0; tests/guest/lib.sh knows it too
@@ -108,7 +109,7 @@ class Topology:
             t.cable((i, 1), (i + 1, 0))
         return t
 
-    def qemu_args(self):
+    def qemu_args(self, workdir="."):
         args = []
         cabled = {}
         for hub, (a, b) in enumerate(self.cables):
@@ -128,7 +129,8 @@ class Topology:
             args += ["-device", ",".join(dev)]
         for n, (nd, path) in enumerate(self.dumps):
             args += ["-object",
-                     "filter-dump,id=dump%d,netdev=%s,file=%s" % (n, nd, path)]
+                     "filter-dump,id=dump%d,netdev=%s,file=%s" % (
+                         n, nd, os.path.join(workdir, path))]
         return args
 
 
@@ -145,7 +147,7 @@ def default_paths():
     kernel = os.environ.get("MRPSIM_KERNEL") or os.path.join(
         _run_script("kernel.sh", "path"), "arch/x86/boot/bzImage")
     initrd = os.environ.get("MRPSIM_INITRD") or os.path.join(
-        BUILD, "initramfs.cpio.gz")
+        BUILD, "initramfs.cpio")
     return qemu, kernel, initrd
 
 
@@ -194,8 +196,8 @@ class QMP:
 class VM:
     """One QEMU process running the guest with a Topology of switches."""
 
-    def __init__(self, topo, workdir=None, memory=1024, smp=2, append="",
-                 boot_timeout=120, qemu_extra=()):
+    def __init__(self, topo, workdir=None, memory=512, smp=2, append="",
+                 boot_timeout=300, qemu_extra=()):
         self.topo = topo
         self.qemu, self.kernel, self.initrd = default_paths()
         for p in (self.qemu, self.kernel, self.initrd):
@@ -224,7 +226,7 @@ class VM:
             agent_path,
             "-serial", "chardev:agent",
             "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
-        ] + topo.qemu_args() + list(qemu_extra) + shlex.split(
+        ] + topo.qemu_args(self.workdir) + list(qemu_extra) + shlex.split(
             os.environ.get("MRPSIM_QEMU_ARGS", ""))
         self.stderr = open(os.path.join(self.workdir, "qemu.stderr"), "w+")
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
