@@ -54,6 +54,9 @@ struct port {
 	uint8_t mac[6];
 	bool up;
 	int loc;		/* last IFLA_BRPORT_MRP_RING_OPEN seen */
+	uint64_t open_seen;	/* when it last said "open" */
+	unsigned self_notify;	/* port notifications our own FDB flushes
+				 * caused, still to come */
 };
 
 struct counters {
@@ -69,6 +72,7 @@ struct ring {
 	struct mrp_sm sm;
 	uint16_t seq;
 	bool adopted;
+	bool was_manager;	/* for logging MRA role changes */
 	uint64_t created_us;
 	struct counters c;
 	char last_err[200];
@@ -247,8 +251,6 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 						a->a, a->b, a->c, a->d);
 			if (err)
 				ring_err(r, "start test", err);
-			if (a->d)	/* monitor: watch for the next loss */
-				r->port[0].loc = r->port[1].loc = 0;
 			break;
 		case MRP_ACT_SEND_TOPO:
 			for (pi = 0; pi < 2; pi++) {
@@ -280,12 +282,20 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 							r->port[pi].ifindex);
 				if (err)
 					ring_err(r, "fdb flush", err);
+				else if (r->port[pi].self_notify < 8)
+					/* br_setlink() announces the port */
+					r->port[pi].self_notify++;
 			}
 			DBG("%s ring %u: fdb flushed", r->br_name, r->id);
 			break;
 		}
 		if (err && !first_err)
 			first_err = err;
+	}
+	if (r->sm.cfg.role == MRP_ROLE_MRA && r->sm.mrm_mode != r->was_manager) {
+		r->was_manager = r->sm.mrm_mode;
+		LOG("%s ring %u: MRA now acts as %s", r->br_name, r->id,
+		    r->sm.mrm_mode ? "manager" : "client");
 	}
 	return first_err;
 }
@@ -526,6 +536,7 @@ static int ring_create(const struct ring_args *a, bool adopt, char *err,
 	r->port[0].ifindex = q.want[1];
 	r->port[1].ifindex = q.want[2];
 	r->adopted = adopt;
+	r->was_manager = cfg.role != MRP_ROLE_MRC;
 	r->created_us = now_us();
 	mrp_sm_init(&r->sm, &cfg);
 
@@ -689,13 +700,43 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				goto next_ring;
 			}
 			if (l->family == AF_BRIDGE) {
-				if (l->type != RTM_NEWLINK ||
-				    !l->has_ring_open ||
-				    (int)l->ring_open == p->loc)
+				bool changed, repeat, mon;
+				uint64_t win;
+
+				if (l->type != RTM_NEWLINK || !l->has_ring_open)
 					continue;
+				/*
+				 * Every notification about a bridge port carries
+				 * the flag, so only changes mean something...
+				 */
+				changed = (int)l->ring_open != p->loc;
+				if (!changed && p->self_notify) {
+					/* the echo of our own FDB flush */
+					p->self_notify--;
+					continue;
+				}
+				/*
+				 * ...except in monitor mode (MRA acting as
+				 * client): the flag may still be 1 from an
+				 * earlier loss, and the kernel repeats the report
+				 * every test interval while the manager's frames
+				 * are missing.  Two reports in a row, one interval
+				 * apart, are a loss; a lone repeat is some other
+				 * notification (carrier, FDB flush).
+				 */
+				mon = !r->sm.mrm_mode && r->sm.test_monitor;
+				win = 2 * (uint64_t)r->sm.test_interval +
+				      r->sm.test_interval / 2 + 2000;
+				repeat = l->ring_open && p->open_seen &&
+					 now - p->open_seen <= win;
+				if (l->ring_open)
+					p->open_seen = now;
 				p->loc = l->ring_open;
-				DBG("%s: MRP ring %s", p->name,
-				    l->ring_open ? "open" : "closed");
+				if (!changed && !(mon && repeat))
+					continue;
+				DBG("%s: MRP ring %s%s", p->name,
+				    l->ring_open ? "open" : "closed",
+				    changed ? "" : " (repeated)");
 				if (l->ring_open)
 					mrp_sm_ring_open(&r->sm, now, &acts);
 				else
