@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out=${1:?usage: $0 OUTPUT.cpio}
-need_pkgs busybox-static iproute2 ethtool cpio
+need_pkgs busybox-static dash iproute2 ethtool cpio
 kobj=$(bash "$TOP/scripts/kernel.sh" path)
 ko=$kobj/drivers/net/mrpsim/mrpsim.ko
 [ -f "$ko" ] || die "$ko not built (run: make kernel)"
@@ -23,10 +23,6 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc,root,mrpsim}
 ln -s ../run "$root/var/run"
 
-cp /bin/busybox "$root/bin/busybox"
-for a in $(/bin/busybox --list); do
-	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
-done
 
 # Host programs and everything they load.
 copy_prog() {
@@ -36,6 +32,13 @@ copy_prog() {
 		[ -e "$root$lib" ] || install -D -m 0755 "$lib" "$root$lib"
 	done
 }
+# /bin/sh is dash: busybox's shell runs its own applets (its ip, say) in
+# preference to the programs on PATH.  Busybox provides the rest.
+copy_prog /bin/dash /bin/sh
+cp /bin/busybox "$root/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
 copy_prog "$(command -v ip)" /usr/sbin/ip
 copy_prog "$(command -v bridge)" /usr/sbin/bridge
 copy_prog "$(command -v ethtool)" /usr/sbin/ethtool

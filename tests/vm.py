@@ -42,7 +42,7 @@ SPLAT_PATTERNS = [
     r"suspicious RCU usage", r"sleeping function called from invalid",
     r"Oops", r"Kernel panic", r"general protection fault",
     r"INFO: task .* blocked", r"hung_task", r"list_add corruption",
-    r"list_del corruption", r"DMA-API: ", r"ODEBUG: ",
+    r"list_del corruption", r"ODEBUG: ",
     r"scheduling while atomic", r"refcount_t: ", r"unregister_netdevice: waiting",
 ]
 SPLAT_RE = re.compile("|".join(SPLAT_PATTERNS))
@@ -181,12 +181,14 @@ class QMP:
             if "event" not in msg:
                 return msg
 
-    def cmd(self, name, **args):
-        self.file.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+    def cmd(self, command, **args):
+        self.file.write(json.dumps({"execute": command,
+                                    "arguments": args}) + "\n")
         self.file.flush()
         reply = self._recv()
         if "error" in reply:
-            raise GuestError("QMP %s: %s" % (name, reply["error"]["desc"]))
+            raise GuestError("QMP %s: %s" % (command,
+                                             reply["error"]["desc"]))
         return reply.get("return")
 
     def close(self):
@@ -266,7 +268,7 @@ class VM:
         while self._readline(deadline).strip() != word:
             pass
 
-    def run(self, cmd, timeout=60):
+    def run(self, cmd, timeout=180):
         """Run a shell command in the guest; return (status, output)."""
         self.seq += 1
         sid = str(self.seq)
@@ -285,7 +287,7 @@ class VM:
         text = base64.b64decode(b"".join(out)).decode(errors="replace")
         return status, text
 
-    def check(self, cmd, timeout=60):
+    def check(self, cmd, timeout=180):
         """Run a guest command that must succeed; return its output."""
         status, out = self.run(cmd, timeout)
         if status != 0:

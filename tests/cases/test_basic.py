@@ -24,25 +24,48 @@ def topology():
 # Hosts at both ends of the chain, a bridge on each middle switch, each
 # node in its own network namespace.
 CHAIN = """
-. /mrpsim/lib.sh
-ip netns add h0; ip netns add b1; ip netns add b2; ip netns add h3
-ip link set s0p1 netns h0
-ip link set s1p0 netns b1; ip link set s1p1 netns b1
-ip link set s2p0 netns b2; ip link set s2p1 netns b2
-ip link set s3p0 netns h3
-ip -n h0 addr add 10.1.0.1/24 dev s0p1; ip -n h0 link set s0p1 up
-ip -n h3 addr add 10.1.0.2/24 dev s3p0; ip -n h3 link set s3p0 up
+ip -batch - <<EOF
+netns add h0
+netns add b1
+netns add b2
+netns add h3
+netns add l2
+netns add l3
+link set s0p1 netns h0
+link set s1p0 netns b1
+link set s1p1 netns b1
+link set s2p0 netns b2
+link set s2p1 netns b2
+link set s3p0 netns h3
+link set s1p2 netns l2
+link set s1p3 netns l3
+EOF
+ip -n h0 -batch - <<EOF
+addr add 10.1.0.1/24 dev s0p1
+link set s0p1 up
+EOF
+ip -n h3 -batch - <<EOF
+addr add 10.1.0.2/24 dev s3p0
+link set s3p0 up
+EOF
 for n in 1 2; do
-    ip -n b$n link add br0 type bridge
-    for p in 0 1; do
-        ip -n b$n link set s${n}p$p master br0; ip -n b$n link set s${n}p$p up
-    done
-    ip -n b$n link set br0 up
+    ip -n b$n -batch - <<EOF
+link add br0 type bridge
+link set s${n}p0 master br0
+link set s${n}p1 master br0
+link set s${n}p0 up
+link set s${n}p1 up
+link set br0 up
+EOF
 done
-ip netns add l2; ip netns add l3
-ip link set s1p2 netns l2; ip link set s1p3 netns l3
-ip -n l2 addr add 10.2.0.1/24 dev s1p2; ip -n l2 link set s1p2 up
-ip -n l3 addr add 10.2.0.2/24 dev s1p3; ip -n l3 link set s1p3 up
+ip -n l2 -batch - <<EOF
+addr add 10.2.0.1/24 dev s1p2
+link set s1p2 up
+EOF
+ip -n l3 -batch - <<EOF
+addr add 10.2.0.2/24 dev s1p3
+link set s1p3 up
+EOF
 """
 
 TEARDOWN = "for n in h0 b1 b2 h3 l2 l3; do ip netns del $n 2>/dev/null; done; true"

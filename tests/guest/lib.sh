@@ -4,20 +4,25 @@
 
 MRPSIM_SLOT0=16
 
-# Name every mrpsim port s<i>p<j>.
+# Name every mrpsim port s<i>p<j> (one ip process: spawning is slow
+# under TCG with a debug kernel).
 name_ports() {
 	local dev pn slot i
 	for dev in /sys/class/net/*; do
 		[ -e "$dev/device/driver" ] || continue
-		[ "$(basename "$(readlink "$dev/device/driver")")" = mrpsim ] || continue
-		pn=$(cat "$dev/phys_port_name" 2>/dev/null) || continue
-		slot=$(basename "$(readlink "$dev/device")")	# 0000:00:SS.0
+		case "$(readlink "$dev/device/driver")" in
+		*/mrpsim) ;;
+		*) continue ;;
+		esac
+		read -r pn <"$dev/phys_port_name" 2>/dev/null || continue
+		slot=$(readlink "$dev/device")
+		slot=${slot##*/}	# 0000:00:SS.0
 		slot=${slot#*:*:}
 		slot=${slot%.*}
 		i=$((0x$slot - MRPSIM_SLOT0))
-		[ "$(basename "$dev")" = "s${i}${pn}" ] ||
-			ip link set "$(basename "$dev")" name "s${i}${pn}"
-	done
+		[ "${dev##*/}" = "s${i}${pn}" ] ||
+			echo "link set ${dev##*/} name s${i}${pn}"
+	done | ip -batch -
 }
 
 # load_driver [module parameters]: load mrpsim.ko and name its ports.
