@@ -192,6 +192,9 @@ static void ring_state(struct mrp_sm *sm, enum mrp_ring_state st,
 	emit(out, MRP_ACT_RING_STATE)->a = st;
 }
 
+static void topo_req(struct mrp_sm *sm, uint64_t now, uint32_t time_us,
+		     struct mrp_actions *out);
+
 static void set_mrm_state(struct mrp_sm *sm, enum mrm_state s,
 			  struct mrp_actions *out)
 {
@@ -346,6 +349,7 @@ void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
 	sm->mrc_state = MRC_AC_STAT1;
 	sm->link_left = sm->cfg.prof.link_max;
 	sm->mrm_mode = sm->cfg.role != MRP_ROLE_MRC;
+	sm->announce = sm->mrm_mode;
 
 	port_state(sm, 0, MRP_PORT_BLOCKED, out);
 	port_state(sm, 1, MRP_PORT_BLOCKED, out);
@@ -391,6 +395,17 @@ static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 			sm->no_tc = true;
 			test_req(sm, now, tst, out);
 			set_mrm_state(sm, MRM_CHK_RC, out);
+			/*
+			 * Before mrpd took them over the ports forwarded as
+			 * plain bridge ports (br_mrp_add() sets them so):
+			 * blocking the secondary the first time changes the
+			 * topology, and the clients must hear about it.
+			 */
+			if (sm->announce) {
+				sm->announce = false;
+				topo_req(sm, now, sm->cfg.prof.topo_interval_us,
+					 out);
+			}
 			/*
 			 * The kernel reports test frames only while the ring
 			 * state is open, so "test received in CHK_RC" (which
@@ -808,6 +823,14 @@ void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
 		if (pdu->sub_type == MRP_SUB_TEST_MGR_NACK && sm->mrm_mode &&
 		    !memcmp(pdu->other_sa, sm->cfg.mac, 6)) {
 			mra_yield(sm, now, pdu->prio, pdu->sa, out);
+		} else if (pdu->sub_type == MRP_SUB_TEST_PROPAGATE &&
+			   sm->mrm_mode && sm->mrm_state != MRM_AC_STAT1 &&
+			   !memcmp(pdu->other_sa, sm->cfg.mac, 6)) {
+			/*
+			 * An MRA gave way to us and opened the port it had
+			 * blocked as manager: announce the topology change.
+			 */
+			topo_req(sm, now, sm->cfg.prof.topo_interval_us, out);
 		} else if (pdu->sub_type == MRP_SUB_TEST_PROPAGATE &&
 			   !sm->mrm_mode) {
 			sm->have_mgr = true;

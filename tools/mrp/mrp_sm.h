@@ -143,6 +143,7 @@ struct mrp_sm {
 	int ring_state;		/* last ring state set, -1 none */
 	bool add_test;
 	bool no_tc;
+	bool announce;		/* first ring closure after start: send TC */
 	uint8_t topo_left;
 	uint8_t link_left;
 	bool link_series_up;

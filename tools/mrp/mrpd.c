@@ -584,6 +584,13 @@ static void ring_delete(struct ring *r, bool kernel)
 		if (e && e != -ENODEV)
 			LOG("%s ring %u: delete: %s", r->br_name, r->id,
 			    mrp_nl_strerror(&g.req, e));
+		/*
+		 * Both ports forward now: if one was blocked the topology
+		 * changed and what this bridge learned is stale.  Nobody
+		 * will tell it (it is no MRC any more): flush now.
+		 */
+		mrp_nl_port_flush(&g.req, r->port[0].ifindex);
+		mrp_nl_port_flush(&g.req, r->port[1].ifindex);
 	}
 	LOG("%s ring %u removed", r->br_name, r->id);
 	ring_unlink(r);

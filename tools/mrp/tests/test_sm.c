@@ -218,8 +218,21 @@ static void mrm_start_blocks_then_closes(void)
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
 	r = nth(0, MRP_ACT_RING_STATE, 1);
 	CHECK(r && r->a.a == MRP_RING_CLOSED, "ring closed");
-	CHECK_EQ(count(0, MRP_ACT_SEND_TOPO), 0);	/* no TC on start */
+	/* the first closure blocks a port that forwarded before: TC */
+	CHECK_EQ(count(0, MRP_ACT_SEND_TOPO), 1);
 	CHECK(E.sm.no_tc, "no_tc after start");
+	advance(10000);
+	CHECK_EQ(count(0, MRP_ACT_SEND_TOPO), 4);
+	CHECK_EQ(count(0, MRP_ACT_FLUSH), 1);
+	/* later closures by link up do not announce */
+	{
+		unsigned m = mark();
+
+		ev_link(1, false);
+		ev_link(1, true);
+		advance(10000);
+		CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	}
 }
 
 static void mrm_ac_stat1_secondary_up_swaps(void)
@@ -999,6 +1012,26 @@ static void mra_takeover_state_mapping(void)
 	CHECK_EQ(E.sm.deadline[MRP_T_LINK], 0);
 }
 
+static void mra_manager_announces_yield(void)
+{
+	unsigned m;
+	struct mrp_pdu prop = pdu_of(MRP_TLV_OPTION, 0xA000, MAC_HIGH);
+
+	env_init(MRP_ROLE_MRA, 10);
+	ev_start(true, true);
+	advance(20000);
+	prop.sub_type = MRP_SUB_TEST_PROPAGATE;
+	prop.other_prio = 0xA000;
+	memcpy(prop.other_sa, MAC_LOW, 6);	/* yielded to someone else */
+	m = mark();
+	ev_frame(0, &prop);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	memcpy(prop.other_sa, MAC_SELF, 6);	/* yielded to us */
+	ev_frame(0, &prop);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 1);
+	CHECK(E.sm.mrm_mode, "still manager");
+}
+
 static void mra_client_ignores_own_and_worse_tests(void)
 {
 	unsigned m;
@@ -1161,6 +1194,7 @@ int main(void)
 	RUN(mra_yields_on_nack);
 	RUN(mra_takes_over_when_tests_stop);
 	RUN(mra_takeover_state_mapping);
+	RUN(mra_manager_announces_yield);
 	RUN(mra_client_ignores_own_and_worse_tests);
 	RUN(pure_roles_ignore_mra_frames);
 	return tap_done();
