@@ -45,12 +45,6 @@
 
 #define MRPSIM_MRP_NO_HW	(-1)
 
-/* TEMPORARY: br_mrp_ring_port_open() is exported by patches/0001, which
- * is not in the kernel tree yet.  A weak reference keeps the driver
- * building and loading until then.  Remove once the patch is applied.
- */
-int br_mrp_ring_port_open(struct net_device *dev, u8 loc) __weak;
-
 static struct mrpsim_port *mrpsim_mrp_local(struct mrpsim *sw,
 					    const struct net_device *dev)
 {
@@ -648,11 +642,6 @@ static void mrpsim_mrp_handle_ev(struct mrpsim *sw,
 	lost = ev->type == MRPSIM_EV_MRP_LOSS;
 	netdev_dbg(port->netdev, "MRP ring %u: continuity %s\n", mrp->ring_id,
 		   lost ? "lost" : "regained");
-	if (!br_mrp_ring_port_open) {
-		netdev_warn(port->netdev,
-			    "MRP: kernel cannot report ring open\n");
-		return;
-	}
 	err = br_mrp_ring_port_open(port->netdev, lost);
 	if (err)
 		netdev_warn(port->netdev,
