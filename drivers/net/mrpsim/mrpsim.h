@@ -14,7 +14,6 @@
 
 #include <linux/atomic.h>
 #include <linux/io.h>
-#include <linux/kfifo.h>
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
 #include <linux/pci.h>
@@ -34,8 +33,6 @@
 #define MRPSIM_TX_WAKE_THRESH	(MRPSIM_TX_RING_SIZE / 4)
 /* A port is in at most one ring, so this bounds the rings of a switch. */
 #define MRPSIM_MAX_MRP		MRPSIM_MAX_PORTS
-/* Loss/regain/test-done events waiting for process context. */
-#define MRPSIM_MRP_EV_FIFO	32
 #define MRPSIM_NUM_ERR		(MRPSIM_ERR_REG + 1)
 
 #define MRPSIM_VER_MAJOR(v)	((v) >> MRPSIM_VERSION_MAJOR_SHIFT)
@@ -128,6 +125,9 @@ struct mrpsim_drv_stats {
 
 struct mrpsim;
 
+/* Bits of mrpsim_port::mrp_state */
+#define MRPSIM_PORT_MRP_LOST	0
+
 /**
  * struct mrpsim_port - one switch port and its netdev
  * @sw: the switch
@@ -145,6 +145,10 @@ struct mrpsim;
  * @stp_state: bridge port state (BR_STATE_*) (RTNL)
  * @hw_up: the rings run and NAPI is enabled (RTNL)
  * @mrp: MRP ring the port belongs to, or NULL (RTNL)
+ * @mrp_state: MRPSIM_PORT_MRP_LOST: the engine's last loss/regain event
+ * @mrp_changes: loss/regain events not yet reported to the bridge
+ * @mrp_hw: engine instance of the last loss/regain event
+ * @mrp_reported: loss of continuity last reported to the bridge (RTNL)
  * @restart_work: restarts the rings after the device halted one
  * @irq_name: name of @irq
  */
@@ -164,6 +168,10 @@ struct mrpsim_port {
 	u8 stp_state;
 	bool hw_up;
 	struct mrpsim_mrp *mrp;
+	unsigned long mrp_state;
+	atomic_t mrp_changes;
+	u8 mrp_hw;
+	bool mrp_reported;
 	struct work_struct restart_work;
 	char irq_name[32];
 };
@@ -198,18 +206,6 @@ struct mrpsim_mrp {
 };
 
 /**
- * struct mrpsim_mrp_ev - an engine event handed to process context
- * @type: MRPSIM_EV_MRP_LOSS, MRPSIM_EV_MRP_REGAIN or MRPSIM_EV_TEST_DONE
- * @port: port index (validated)
- * @ring: engine instance (validated)
- */
-struct mrpsim_mrp_ev {
-	u8 type;
-	u8 port;
-	u8 ring;
-};
-
-/**
  * struct mrpsim - one switch (PCI function)
  * @pdev: PCI device
  * @regs: BAR0 registers
@@ -226,9 +222,8 @@ struct mrpsim_mrp_ev {
  * @ev_irq: Linux IRQ of the event vector
  * @cnt_lock: serialises the latched 64-bit counter reads
  * @mrp: ring instances (RTNL)
- * @mrp_ev: engine events for @mrp_work (single producer and consumer)
+ * @mrp_test_done: engine instances whose test period ended
  * @mrp_work: reports engine events to the bridge
- * @mrp_ev_lost: engine events lost because @mrp_ev was full
  * @errors: device errors by code
  * @bad_events: malformed events from the device
  */
@@ -248,9 +243,8 @@ struct mrpsim {
 	unsigned int ev_irq;
 	spinlock_t cnt_lock; /* latched counter reads */
 	struct mrpsim_mrp mrp[MRPSIM_MAX_MRP];
-	DECLARE_KFIFO(mrp_ev, struct mrpsim_mrp_ev, MRPSIM_MRP_EV_FIFO);
+	unsigned long mrp_test_done;
 	struct work_struct mrp_work;
-	atomic64_t mrp_ev_lost;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;
 };

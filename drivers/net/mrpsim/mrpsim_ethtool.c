@@ -53,7 +53,6 @@ enum mrpsim_sw_stat {
 	MRPSIM_SW_ERR_REG,
 	MRPSIM_SW_EVQ_DROPS,
 	MRPSIM_SW_BAD_EVENTS,
-	MRPSIM_SW_MRP_EVENTS_LOST,
 	MRPSIM_SW_NUM_STATS
 };
 
@@ -66,7 +65,6 @@ static const char * const mrpsim_sw_stat_names[MRPSIM_SW_NUM_STATS] = {
 	[MRPSIM_SW_ERR_REG]		= "sw_err_reg",
 	[MRPSIM_SW_EVQ_DROPS]		= "sw_evq_drops",
 	[MRPSIM_SW_BAD_EVENTS]		= "sw_bad_events",
-	[MRPSIM_SW_MRP_EVENTS_LOST]	= "sw_mrp_events_lost",
 };
 
 #define MRPSIM_NUM_STATS	(MRPSIM_PORT_NUM_COUNTERS + \
@@ -145,7 +143,6 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 	sw_data[MRPSIM_SW_ERR_REG] = atomic64_read(&sw->errors[MRPSIM_ERR_REG]);
 	sw_data[MRPSIM_SW_EVQ_DROPS] = mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS);
 	sw_data[MRPSIM_SW_BAD_EVENTS] = atomic64_read(&sw->bad_events);
-	sw_data[MRPSIM_SW_MRP_EVENTS_LOST] = atomic64_read(&sw->mrp_ev_lost);
 }
 
 static void mrpsim_get_ringparam(struct net_device *netdev,

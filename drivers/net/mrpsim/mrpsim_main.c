@@ -284,7 +284,6 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	sw->pdev = pdev;
 	spin_lock_init(&sw->cnt_lock);
-	INIT_KFIFO(sw->mrp_ev);
 	INIT_WORK(&sw->mrp_work, mrpsim_mrp_work);
 	mrpsim_mrp_init(sw);
 	pci_set_drvdata(pdev, sw);

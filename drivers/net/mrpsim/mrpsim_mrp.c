@@ -160,21 +160,21 @@ static int mrpsim_mrp_hw_setup(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 	return 0;
 }
 
+static void mrpsim_mrp_set_port(struct mrpsim_port *port,
+				struct mrpsim_mrp *val)
+{
+	if (!port)
+		return;
+	port->mrp = val;
+	port->mrp_reported = false;
+	mrpsim_port_apply_state(port);
+}
+
 static void mrpsim_mrp_set_member(struct mrpsim *sw, struct mrpsim_mrp *mrp,
 				  struct mrpsim_mrp *val)
 {
-	struct mrpsim_port *port;
-
-	port = mrpsim_mrp_local(sw, mrp->p_dev);
-	if (port) {
-		port->mrp = val;
-		mrpsim_port_apply_state(port);
-	}
-	port = mrpsim_mrp_local(sw, mrp->s_dev);
-	if (port) {
-		port->mrp = val;
-		mrpsim_port_apply_state(port);
-	}
+	mrpsim_mrp_set_port(mrpsim_mrp_local(sw, mrp->p_dev), val);
+	mrpsim_mrp_set_port(mrpsim_mrp_local(sw, mrp->s_dev), val);
 }
 
 static void mrpsim_mrp_free(struct mrpsim *sw, struct mrpsim_mrp *mrp)
@@ -609,57 +609,86 @@ void mrpsim_mrp_bridge_addr_changed(struct mrpsim *sw,
 			mrpsim_mrp_write_sa(sw, &sw->mrp[i]);
 }
 
-static void mrpsim_mrp_handle_ev(struct mrpsim *sw,
-				 const struct mrpsim_mrp_ev *ev)
+static void mrpsim_mrp_report(struct mrpsim_port *port, bool lost)
 {
-	struct mrpsim_mrp *mrp = NULL;
-	struct mrpsim_port *port;
-	unsigned int i;
-	bool lost;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
-		if (sw->mrp[i].br && sw->mrp[i].hw == ev->ring)
-			mrp = &sw->mrp[i];
-
-	/* Events of a test that was stopped meanwhile are stale. */
-	if (!mrp || !mrp->test_hw)
-		return;
-
-	if (ev->type == MRPSIM_EV_TEST_DONE) {
-		if (!(mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_STATUS) &
-		      MRPSIM_MRP_STATUS_RUNNING))
-			mrp->test_hw = false;
-		return;
-	}
-
-	port = sw->ports[ev->port];
-	if (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev)
-		return;
-	if (!netif_is_bridge_port(port->netdev) || port->bridge != mrp->br)
-		return;
-
-	lost = ev->type == MRPSIM_EV_MRP_LOSS;
-	netdev_dbg(port->netdev, "MRP ring %u: continuity %s\n", mrp->ring_id,
-		   lost ? "lost" : "regained");
+	netdev_dbg(port->netdev, "MRP ring %u: continuity %s\n",
+		   port->mrp->ring_id, lost ? "lost" : "regained");
 	err = br_mrp_ring_port_open(port->netdev, lost);
 	if (err)
 		netdev_warn(port->netdev,
 			    "MRP: cannot report ring open (%d)\n", err);
 }
 
+static void mrpsim_mrp_port_changes(struct mrpsim_port *port)
+{
+	struct mrpsim_mrp *mrp = port->mrp;
+	unsigned int changes;
+	bool lost;
+
+	/* Full barrier: the state read below is at least as new as the
+	 * changes counted.
+	 */
+	changes = atomic_xchg(&port->mrp_changes, 0);
+	if (!changes)
+		return;
+	lost = test_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+
+	/* Events of a test that was stopped meanwhile, or of another ring
+	 * instance, are stale.
+	 */
+	if (!mrp || !mrp->test_hw || mrp->hw != READ_ONCE(port->mrp_hw) ||
+	    (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev) ||
+	    !netif_is_bridge_port(port->netdev) || port->bridge != mrp->br)
+		return;
+
+	/* The ring opened and closed again (or the reverse) since the last
+	 * report: let the bridge see both transitions.
+	 */
+	if (changes > 1 && lost == port->mrp_reported)
+		mrpsim_mrp_report(port, !lost);
+	mrpsim_mrp_report(port, lost);
+	port->mrp_reported = lost;
+}
+
+static void mrpsim_mrp_test_done(struct mrpsim *sw, int hw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+
+		if (!mrp->br || mrp->hw != hw || !mrp->test_hw)
+			continue;
+		/* A test restarted meanwhile still runs. */
+		if (!(mrpsim_mrp_read(sw, hw, MRPSIM_MRP_STATUS) &
+		      MRPSIM_MRP_STATUS_RUNNING))
+			mrp->test_hw = false;
+	}
+}
+
 /**
  * mrpsim_mrp_work() - report engine events to the bridge
  * @work: the switch's mrp_work
+ *
+ * Loss and regain of continuity are reported per port, coalesced: however
+ * many events arrived since the last run, the bridge sees the port's
+ * current state, preceded by the opposite one when the ring opened and
+ * closed again in between.
  */
 void mrpsim_mrp_work(struct work_struct *work)
 {
 	struct mrpsim *sw = container_of(work, struct mrpsim, mrp_work);
-	struct mrpsim_mrp_ev ev;
+	unsigned int i;
+	int hw;
 
 	rtnl_lock();
-	while (kfifo_get(&sw->mrp_ev, &ev))
-		mrpsim_mrp_handle_ev(sw, &ev);
+	for (hw = 0; hw < sw->num_rings; hw++)
+		if (test_and_clear_bit(hw, &sw->mrp_test_done))
+			mrpsim_mrp_test_done(sw, hw);
+	for (i = 0; i < sw->num_ports; i++)
+		mrpsim_mrp_port_changes(sw->ports[i]);
 	rtnl_unlock();
 }
 
@@ -669,26 +698,30 @@ void mrpsim_mrp_work(struct work_struct *work)
  * @ev: the event, with its port (for loss and regain) and ring validated
  *
  * Called from the event interrupt thread; the bridge is told from
- * process context with RTNL held.
+ * process context with RTNL held, by mrpsim_mrp_work().
  */
 void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 {
-	struct mrpsim_mrp_ev e = {
-		.type = ev->type,
-		.port = ev->port,
-		.ring = ev->ring,
-	};
+	struct mrpsim_port *port;
 
-	if (ev->type == MRPSIM_EV_MRP_LOSS)
-		atomic64_inc(&sw->ports[ev->port]->estats.mrp_loss_events);
-	else if (ev->type == MRPSIM_EV_MRP_REGAIN)
-		atomic64_inc(&sw->ports[ev->port]->estats.mrp_regain_events);
-
-	if (!kfifo_put(&sw->mrp_ev, e)) {
-		atomic64_inc(&sw->mrp_ev_lost);
-		dev_warn_ratelimited(&sw->pdev->dev,
-				     "MRP event lost: too many pending\n");
+	if (ev->type == MRPSIM_EV_TEST_DONE) {
+		set_bit(ev->ring, &sw->mrp_test_done);
+		schedule_work(&sw->mrp_work);
+		return;
 	}
+
+	port = sw->ports[ev->port];
+	WRITE_ONCE(port->mrp_hw, ev->ring);
+	if (ev->type == MRPSIM_EV_MRP_LOSS) {
+		atomic64_inc(&port->estats.mrp_loss_events);
+		set_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+	} else {
+		atomic64_inc(&port->estats.mrp_regain_events);
+		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+	}
+	/* Pairs with atomic_xchg() in mrpsim_mrp_port_changes(). */
+	smp_mb__before_atomic();
+	atomic_inc(&port->mrp_changes);
 	schedule_work(&sw->mrp_work);
 }
 
