@@ -628,6 +628,22 @@ static int cmd_monitor(int argc, char **argv)
 	if (timeout >= 0)
 		deadline = mono_now() + (double)timeout / 1000.0;
 	if (cmd) {
+		/* when the trigger ran, on the clock the events are stamped
+		 * with: latency measurements subtract the two
+		 */
+		if (json) {
+			struct sbuf b;
+
+			sb_init(&b);
+			sb_printf(&b, "{\"time\":%.6f,\"command\":",
+				  mono_now());
+			sb_json_str(&b, cmd[0]);
+			sb_printf(&b, "}\n");
+			fputs(b.s ? b.s : "", stdout);
+			sb_free(&b);
+		} else {
+			printf("%.6f command %s\n", mono_now(), cmd[0]);
+		}
 		fflush(stdout);
 		child = fork();
 		if (child == 0) {
