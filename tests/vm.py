@@ -18,7 +18,6 @@ prompt.
 """
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -214,8 +213,10 @@ class VM:
         for p in (qmp_path, agent_path):
             if os.path.exists(p):
                 os.unlink(p)
+        # Under TCG every vCPU reads the host's TSC: it is synchronised
+        # and stable, and far cheaper to read than the HPET.
         cmdline = ("console=ttyS0 panic=-1 oops=panic mrpsim.agent "
-                   "kmemleak=on " + append)
+                   "tsc=reliable " + append)
         self.argv = [
             self.qemu, "-M", "pc", "-m", str(memory), "-smp", str(smp),
             "-nodefaults", "-no-reboot", "-display", "none",
@@ -235,6 +236,9 @@ class VM:
                                      stdout=self.stderr, stderr=self.stderr)
         self.seq = 0
         self.exit_status = None
+        # Every agent command with its status and duration, for the
+        # question "where did the time go" after a slow run.
+        self.transcript = open(os.path.join(self.workdir, "agent.log"), "w")
         try:
             self.qmp = QMP(qmp_path, 10)
             self.agent = socket.socket(socket.AF_UNIX)
@@ -269,12 +273,17 @@ class VM:
             pass
 
     def run(self, cmd, timeout=180):
-        """Run a shell command in the guest; return (status, output)."""
+        """Run a shell script in the guest; return (status, output)."""
         self.seq += 1
         sid = str(self.seq)
-        req = "%s %s\n" % (sid, base64.b64encode(cmd.encode()).decode())
+        if "\n@@" in "\n" + cmd:
+            raise ValueError("a guest command line may not start with @@")
+        req = "@@CMD %s\n%s\n@@EOC %s\n" % (sid, cmd, sid)
         self.agent.sendall(req.encode())
-        deadline = time.monotonic() + timeout
+        t0 = time.monotonic()
+        deadline = t0 + timeout
+        self.transcript.write("[%s] %s\n" % (sid, cmd))
+        self.transcript.flush()
         while self._readline(deadline) != ("@@OUT " + sid).encode():
             pass
         out = []
@@ -284,8 +293,13 @@ class VM:
                 status = int(line.split()[2])
                 break
             out.append(line)
-        text = base64.b64decode(b"".join(out)).decode(errors="replace")
-        return status, text
+        if out and out[-1] == b"":
+            out.pop()          # the newline the agent puts before @@END
+        text = b"\n".join(out).decode(errors="replace")
+        self.transcript.write("[%s] status %d after %.1f s\n" % (
+            sid, status, time.monotonic() - t0))
+        self.transcript.flush()
+        return status, text + "\n" if text else text
 
     def check(self, cmd, timeout=180):
         """Run a guest command that must succeed; return its output."""
@@ -294,6 +308,26 @@ class VM:
             raise AssertionError("guest command failed (%d): %s\n%s" %
                                  (status, cmd, out.rstrip()))
         return out
+
+    def script_results(self, cmd, timeout=1800):
+        """Run a guest script printing "ok - NAME" / "not ok - NAME" lines
+        and a final "N passed, N failed"; yield (name, ok, detail) for
+        each, detail being the indented lines that follow a failure."""
+        status, out = self.run(cmd, timeout)
+        results, summary = [], None
+        for line in out.splitlines():
+            m = re.match(r"(not )?ok(?: \d+)? - (.*)", line)
+            if m:
+                results.append([m.group(2), m.group(1) is None, ""])
+            elif re.match(r"\d+ passed, \d+ failed", line):
+                summary = line
+            elif results and not results[-1][1]:
+                results[-1][2] += line + "\n"
+        for r in results:
+            yield tuple(r)
+        if summary is None or (status != 0 and all(r[1] for r in results)):
+            yield ("script completed", False,
+                   "exit %d, summary %r\n%s" % (status, summary, out[-3000:]))
 
     # -- host side ---------------------------------------------------------
     def set_link(self, netdev, up):
@@ -315,8 +349,7 @@ class VM:
         """Power the guest off; return its console log."""
         if self.proc.poll() is None:
             try:
-                self.seq += 1
-                self.agent.sendall(("%d @@QUIT\n" % self.seq).encode())
+                self.agent.sendall(b"@@QUIT\n")
                 self.proc.wait(timeout)
             except (OSError, subprocess.TimeoutExpired):
                 self.kill()

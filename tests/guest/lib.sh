@@ -35,23 +35,40 @@ unload_driver() {
 	rmmod mrpsim
 }
 
+# uptime_ms: set $now to the time since boot in ms (10 ms steps), without
+# spawning a process.
+uptime_ms() {
+	local up rest
+	read -r up rest </proc/uptime
+	now=$((${up%.*} * 1000 + (1${up#*.} - 100) * 10))
+}
+
 # wait_for TIMEOUT_MS COMMAND...: poll until COMMAND succeeds.
 wait_for() {
-	local left=$1
+	local end
+	uptime_ms
+	end=$((now + $1))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
-		[ "$left" -le 0 ] && return 1
+		uptime_ms
+		[ "$now" -gt "$end" ] && return 1
 		usleep 20000
-		left=$((left - 20))
 	done
 	return 0
 }
 
 carrier_is() {	# carrier_is DEV 0|1
-	[ "$(cat "/sys/class/net/$1/carrier" 2>/dev/null)" = "$2" ]
+	local c
+	read -r c <"/sys/class/net/$1/carrier" 2>/dev/null
+	[ "$c" = "$2" ]
 }
 
 # ethtool_stat DEV NAME: print one ethtool -S counter.
 ethtool_stat() {
-	ethtool -S "$1" | awk -v n="$2:" '$1 == n { print $2; f = 1 } END { exit !f }'
+	ethtool -S "$1" | {
+		while read -r k v; do
+			[ "$k" = "$2:" ] && { echo "$v"; exit 0; }
+		done
+		exit 1
+	}
 }
