@@ -318,7 +318,7 @@ static inline void mrpsim_irq_mask(struct mrpsim *sw, unsigned int vec)
 /* mrpsim_port.c */
 extern const struct net_device_ops mrpsim_netdev_ops;
 int mrpsim_port_create(struct mrpsim *sw, unsigned int index);
-void mrpsim_port_destroy(struct mrpsim_port *port);
+void mrpsim_port_free(struct mrpsim_port *port);
 void mrpsim_port_link_event(struct mrpsim_port *port, bool up);
 void mrpsim_port_ring_error(struct mrpsim_port *port);
 void mrpsim_port_apply_state(struct mrpsim_port *port);

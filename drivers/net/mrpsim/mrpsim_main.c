@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 #include <net/switchdev.h>
 
 #include "mrpsim.h"
@@ -254,14 +255,27 @@ static void mrpsim_hw_stop(struct mrpsim *sw)
 		dev_warn(&sw->pdev->dev, "device reset timed out\n");
 }
 
+/* Unregisters every port in one batch, so that the grace periods and
+ * the wait for references are paid once per switch rather than once per
+ * port.  Unregistering stops the ports and takes them out of their
+ * bridges.
+ */
 static void mrpsim_ports_destroy(struct mrpsim *sw)
 {
+	LIST_HEAD(list);
 	int i;
+
+	rtnl_lock();
+	for (i = 0; i < sw->num_ports; i++)
+		if (sw->ports[i])
+			unregister_netdevice_queue(sw->ports[i]->netdev, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
 
 	for (i = sw->num_ports - 1; i >= 0; i--) {
 		if (!sw->ports[i])
 			continue;
-		mrpsim_port_destroy(sw->ports[i]);
+		mrpsim_port_free(sw->ports[i]);
 		sw->ports[i] = NULL;
 	}
 }

@@ -805,21 +805,16 @@ err_napi_del:
 }
 
 /**
- * mrpsim_port_destroy() - unregister and free a port
- * @port: the port
- *
- * Unregistering stops the port and takes it out of its bridge.
+ * mrpsim_port_free() - release what remains of an unregistered port
+ * @port: the port, already unregistered by mrpsim_ports_unregister()
  */
-void mrpsim_port_destroy(struct mrpsim_port *port)
+void mrpsim_port_free(struct mrpsim_port *port)
 {
-	struct net_device *netdev = port->netdev;
-
-	unregister_netdev(netdev);
 	/* The TX watchdog may have queued a restart before the port
 	 * stopped.
 	 */
 	cancel_work_sync(&port->restart_work);
 	free_irq(port->irq, port);
 	netif_napi_del(&port->napi);
-	free_netdev(netdev);
+	free_netdev(port->netdev);
 }
