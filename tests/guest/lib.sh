@@ -72,3 +72,35 @@ ethtool_stat() {
 		exit 1
 	}
 }
+
+# stat_gt DEV NAME VALUE: true when ethtool -S counter NAME exceeds VALUE
+# (for wait_for).
+stat_gt() {
+	local v
+	v=$(ethtool_stat "$1" "$2") || return 1
+	[ "$v" -gt "$3" ]
+}
+
+# await_ports VALUE PORT...: read `mrpctl -j monitor` lines on stdin until
+# every PORT has reported "ring_open":VALUE; print those lines.  Fails if
+# the monitor ends first.
+await_ports() {
+	local want=$1 left line p
+	shift
+	left=" $* "
+	while [ "$left" != " " ]; do
+		read -r line || return 1
+		case $line in
+		*"\"ring_open\":$want"*) ;;
+		*) continue ;;
+		esac
+		for p in $left; do
+			case $line in
+			*"\"ifname\":\"$p\""*)
+				echo "$line"
+				left="${left%%" $p "*} ${left#*" $p "}"
+				;;
+			esac
+		done
+	done
+}

@@ -1,0 +1,84 @@
+"""MRP offload, hardware path: a ring of four mrpsim switches with their
+MRP engine; the MRM's switch generates and checks the test frames, the
+MRCs' switches forward them, and the driver turns loss and regain into the
+bridge's ring-open notifications.  tests/mrpring.py has the scenarios,
+shared with the software fallback (test_mrp_sw.py).
+"""
+
+import mrpring as R
+
+INTERVAL = 1000   # us
+
+
+def topology():
+    return R.topology(mrp=True)
+
+
+def setup(vm):
+    vm.check(". /mrpsim/lib.sh && load_driver")
+    R.build_nodes(vm)
+    R.configure_mrp(vm, INTERVAL)
+
+
+def test_roles_are_offloaded(vm):
+    # The MRM's switch sends the test frames: its hardware counters move.
+    sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx")
+    vm.check(R.in_ns(0, "wait_for 5000 stat_gt s0p0 hw_mrp_test_tx %d" %
+                     (sent + 10)))
+    assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_rx") > 0 or \
+        R.ethtool_stat(vm, 0, "s0p1", "hw_mrp_test_rx") > 0
+    # MRCs forward in hardware.
+    assert R.ethtool_stat(vm, 2, "s2p0", "hw_mrp_fwd") > 0
+
+
+# Before any storm or cut: the capture's first frames are the steady ring.
+def test_wire_frames_decode(vm):
+    stats = R.check_wire(vm, INTERVAL)
+    print("# hw wire interval at %d us: median %.0f us, p95 %.0f us (%d)" % (
+        INTERVAL, stats["median"], stats["p95"], stats["n"]))
+    # The engine keeps a virtual-clock deadline: late timer callbacks add
+    # jitter but the median spacing is the interval.
+    assert abs(stats["median"] - INTERVAL) < INTERVAL * 0.1, stats
+
+
+def test_ring_closed_secondary_blocked(vm):
+    assert R.port_state(vm, 0, "s0p1") == "blocking"
+    assert R.port_state(vm, 0, "s0p0") == "forwarding"
+    for i in range(1, R.N):
+        for p in (0, 1):
+            assert R.port_state(vm, i, "s%dp%d" % (i, p)) == "forwarding"
+
+
+def test_no_broadcast_storm(vm):
+    R.no_broadcast_storm(vm)
+    assert R.ethtool_stat(vm, 0, "s0p1", "hw_rx_drop_blocked") > 0
+
+
+test_storm_detector_sees_a_loop = R.storm_detector_sees_a_loop
+
+
+def test_cut_one_end_of_each_cable(vm):
+    R.cut_every_cable(vm, both_ends=False)
+
+
+def test_cut_both_ends_of_each_cable(vm):
+    R.cut_every_cable(vm, both_ends=True)
+
+
+def test_no_test_frame_reaches_mrm_cpu(vm):
+    for p in ("s0p0", "s0p1"):
+        assert R.ethtool_stat(vm, 0, p, "rx_mrp_test") == 0, p
+    assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_rx") > 0
+
+
+def test_module_param_forces_software(vm):
+    # Same hardware, driver told not to offload: the bridge's software
+    # path takes over and behaves the same.
+    vm.check("killall mrpctl; for i in 0 1 2 3; do ip netns del n$i; done; "
+             "rmmod mrpsim")
+    vm.check(". /mrpsim/lib.sh && load_driver mrp_offload=0")
+    R.build_nodes(vm)
+    R.configure_mrp(vm, 10 * INTERVAL)   # as test_mrp_sw.py
+    vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
+    assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0
+    R.cut_and_restore(vm, 1, both_ends=True)
