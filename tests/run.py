@@ -154,6 +154,8 @@ def run_guest_module(res, path, pattern, keep):
                                    detail)
                 else:
                     res.report(name, True, time.monotonic() - t0)
+            except vmlib.Skip as e:
+                res.report(name, True, None, str(e), skipped=True)
             except Exception as e:
                 detail = traceback.format_exc() if not isinstance(
                     e, AssertionError) else str(e)

@@ -150,6 +150,10 @@ def default_paths():
     return qemu, kernel, initrd
 
 
+class Skip(Exception):
+    """Raised by a test that does not run here; the message says why."""
+
+
 class GuestError(Exception):
     pass
 
