@@ -1,7 +1,8 @@
 # mrpsim: build everything from Debian packages and run the tests.
 #
-#   make demo     build what is needed, boot a ring of mrpsim switches
+#   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run every test
+#   make bench    MRP detection latency and wire interval, hw vs software
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
 # DEBUG=0 builds the guest kernel without the debug options (tests want 1).
@@ -14,12 +15,12 @@ export KSRC_PKG DEBUG
 INITRD := build/initramfs.cpio
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest clean help
+	check-qtest check-tools check-guest bench clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -57,6 +58,11 @@ check-tools: tools
 
 check-guest: all
 	@python3 tests/run.py guest
+
+# Figures, not tests: MRP loss detection latency and wire test interval of
+# the hardware path and the software fallback at 1 ms and 10 ms.
+bench: all
+	@python3 tests/bench.py
 
 clean:
 	rm -rf build
