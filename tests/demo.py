@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""make demo: boot mrpsim switches in QEMU and show traffic crossing them.
+"""make demo: boot a ring of mrpsim switches in QEMU and run MRP on it.
 
-Four switches are cabled in a chain; each switch is a node (its own network
-namespace) with a Linux bridge over its ports and an address on the
-bridge.  The demo pings from one end to the other, shows the hardware
-counters, cuts a cable from the host and shows the carrier and the traffic
-stop, then restores it.
+Four switches are cabled in a ring; each switch is a node (its own network
+namespace) with a Linux bridge over its two ports, an address on the
+bridge and its own mrpd.  Node 0 is the ring manager (MRM), the others are
+clients.  The switches' MRP engine sends and checks the test frames; mrpd
+reacts to what the kernel reports.  The demo shows the ring closing,
+traffic crossing it, a cable cut from the host (the manager unblocks its
+secondary port and traffic takes the other way round), and the ring
+closing again when the cable comes back.
 """
 
 import os
@@ -17,20 +20,25 @@ from vm import VM, Topology, find_splats  # noqa: E402
 
 N = 4
 
-NODES = """
-. /mrpsim/lib.sh
+NODES = r"""
 for i in $(seq 0 %(last)d); do
     ip netns add n$i
-    for p in 0 1; do
-        [ -e /sys/class/net/s${i}p$p ] && ip link set s${i}p$p netns n$i
-    done
-    ip -n n$i link add br0 type bridge
-    for p in 0 1; do
-        ip -n n$i link set s${i}p$p master br0 2>/dev/null &&
-            ip -n n$i link set s${i}p$p up
-    done
-    ip -n n$i addr add 10.0.0.$((i + 1))/24 dev br0
-    ip -n n$i link set br0 up
+    ip link set s${i}p0 netns n$i
+    ip link set s${i}p1 netns n$i
+    ip -n n$i -batch - <<EOF
+link add br0 type bridge
+link set s${i}p0 master br0
+link set s${i}p1 master br0
+link set s${i}p0 up
+link set s${i}p1 up
+addr add 10.0.0.$((i + 1))/24 dev br0
+link set br0 up
+EOF
+    ip netns exec n$i mrpd -D -l /tmp/mrpd-n$i.log || exit 1
+    role=mrc
+    [ "$i" -eq 0 ] && role=mrm
+    ip netns exec n$i mrpctl add br0 ring 1 primary s${i}p0 \
+        secondary s${i}p1 role $role profile 200 || exit 1
 done
 """
 
@@ -47,9 +55,14 @@ def show(vm, cmd):
     return status
 
 
+def wait_ring(vm, state):
+    show(vm, "ip netns exec n0 mrpctl wait br0 ring 1 ring %s timeout 30000"
+         " && echo ring %s" % (state, state))
+
+
 def main():
-    topo = Topology.chain(N)
-    step("booting a guest with %d mrpsim switches cabled in a chain" % N)
+    topo = Topology.ring(N)
+    step("booting a guest with %d mrpsim switches cabled in a ring" % N)
     t0 = time.monotonic()
     with VM(topo) as vm:
         print("booted in %.1f s" % (time.monotonic() - t0))
@@ -57,29 +70,34 @@ def main():
         show(vm, ". /mrpsim/lib.sh; load_driver; "
              "ip -br link show | grep '^s'")
         show(vm, "ethtool -i s0p0")
-        step("one node per switch: a bridge over its ports, 10.0.0.<n>")
+        step("one node per switch: bridge, 10.0.0.<n>, mrpd; "
+             "node 0 manages the ring (profile 200 ms)")
         vm.check(NODES % {"last": N - 1})
-        show(vm, "ip -n n1 -br link show master br0")
-        step("ping from node 1 to node %d, across every switch" % N)
-        show(vm, "ip netns exec n0 ping -c 3 10.0.0.%d" % N)
-        step("hardware counters of s1p0")
-        show(vm, "ip netns exec n1 ethtool -S s1p0 | grep -v ': 0$'")
-        step("host cuts the cable between s1 and s2 (set_link both ends)")
+        wait_ring(vm, "closed")
+        show(vm, "ip netns exec n0 mrpctl show")
+        show(vm, "bridge -n n0 link show")
+        step("the manager's switch sends and checks the test frames, "
+             "the clients' switches forward them")
+        show(vm, "ip netns exec n0 ethtool -S s0p0 | grep mrp")
+        show(vm, "ip netns exec n2 ethtool -S s2p0 | grep hw_mrp_fwd")
+        step("ping from node 1 to node 3")
+        show(vm, "ip netns exec n1 ping -c 3 10.0.0.3")
+        step("host cuts the cable between switches 1 and 2 "
+             "(set_link off, both ends)")
         vm.set_link("s1p1", False)
         vm.set_link("s2p0", False)
-        show(vm, ". /mrpsim/lib.sh; ip netns exec n1 sh -c "
-             "'. /mrpsim/lib.sh; wait_for 5000 carrier_is s1p1 0'; "
-             "ip -n n1 -br link show s1p1")
-        show(vm, "ip netns exec n0 ping -c 2 -W 1 10.0.0.%d" % N)
+        wait_ring(vm, "open")
+        show(vm, "bridge -n n0 link show")
+        step("traffic from node 1 to node 3 goes the other way round")
+        show(vm, "ip netns exec n1 sh -c '. /mrpsim/lib.sh; "
+             "wait_for 10000 ping -c 1 -W 1 10.0.0.3' && "
+             "ip netns exec n1 ping -c 3 10.0.0.3")
         step("host restores the cable")
         vm.set_link("s1p1", True)
         vm.set_link("s2p0", True)
-        show(vm, "ip netns exec n1 sh -c "
-             "'. /mrpsim/lib.sh; wait_for 5000 carrier_is s1p1 1'; "
-             "ip -n n1 -br link show s1p1")
-        vm.check("ip netns exec n0 sh -c '. /mrpsim/lib.sh; "
-                 "wait_for 10000 ping -c 1 -W 1 10.0.0.%d'" % N)
-        show(vm, "ip netns exec n0 ping -c 3 10.0.0.%d" % N)
+        wait_ring(vm, "closed")
+        show(vm, "ip netns exec n0 mrpctl show")
+        show(vm, "bridge -n n0 link show")
     splats = find_splats(vm.log())
     step("done: guest log %s" % ("has kernel splats:" if splats else "clean"))
     for line in splats:
