@@ -7,10 +7,11 @@ Figures only, no pass/fail: they depend on how busy the machine is.
 
 Ring of four switches, MRM on switch 0 (tests/mrpring.py).  Latency: an
 MRC's ring port is set administratively down in the guest ("ip link set
-s2p0 down": the switch port stops passing frames) under `mrpctl monitor`,
-which stamps the command and the first ring-open notification with the
-guest's monotonic clock; the difference is the detection latency (the
-standard allows max-miss to max-miss + 1 intervals, plus reporting).  The
+s2p0 down": the switch port stops passing frames); one `mrpctl monitor`
+in the MRC's namespace stamps its bridge's notification that the port
+went down, another in the MRM's stamps the first ring-open notification,
+both on the guest's monotonic clock; the difference is the detection
+latency (max-miss to max-miss + 1 intervals, plus reporting).  The
 wire interval comes from a capture of the MRM's primary cable (QEMU
 filter-dump, virtual-clock timestamps) decoded by tshark.
 """
@@ -27,18 +28,26 @@ from vm import VM, find_splats  # noqa: E402
 
 
 def latency(vm, cut_node, port, samples):
+    """From the MRC's bridge reporting its port down (in the MRC's
+    namespace) to the MRM's first ring-open notification: two monitors,
+    one clock (the guest's CLOCK_MONOTONIC), neither counting the time
+    the trigger takes to start."""
     res = []
     for _ in range(samples):
         R.arm(vm, True, R.mrm_open_cmd())      # the manager's reaction
+        vm.check(R.in_ns(cut_node, "rm -f /tmp/cut.armed; "
+                         "mrpctl -j monitor --timeout 30000 -- touch "
+                         "/tmp/cut.armed >/tmp/cut.json 2>/dev/null & "
+                         "wait_for 30000 test -e /tmp/cut.armed"))
         out = vm.check(R.in_ns(
             0, "mrpctl -j monitor --open --count 1 --timeout 10000"
             " -- ip -n %s link set %s down" % (R.ns(cut_node), port)))
-        lines = [json.loads(x) for x in out.splitlines()
-                 if x.startswith("{")]
-        cmd = [x for x in lines if x.get("command")]
-        ev = [x for x in lines if "ring_open" in x]
-        if cmd and ev:
-            res.append((ev[0]["time"] - cmd[0]["time"]) * 1e3)
+        opened = [json.loads(x) for x in out.splitlines()
+                  if x.startswith("{") and "ring_open" in x]
+        cut = [json.loads(x) for x in vm.check("cat /tmp/cut.json")
+               .splitlines() if '"ifname":"%s"' % port in x]
+        if opened and cut:
+            res.append((opened[0]["time"] - cut[0]["time"]) * 1e3)
         R.harvest(vm)
         R.arm(vm, False, R.mrm_closed_cmd())
         vm.check("ip -n %s link set %s up" % (R.ns(cut_node), port))
