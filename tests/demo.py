@@ -16,24 +16,13 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mrpring as R  # noqa: E402
 from vm import VM, Topology, find_splats  # noqa: E402
 
-N = 4
+N = R.N
 
-NODES = r"""
+MRPD = r"""
 for i in $(seq 0 %(last)d); do
-    ip netns add n$i
-    ip link set s${i}p0 netns n$i
-    ip link set s${i}p1 netns n$i
-    ip -n n$i -batch - <<EOF
-link add br0 type bridge
-link set s${i}p0 master br0
-link set s${i}p1 master br0
-link set s${i}p0 up
-link set s${i}p1 up
-addr add 10.0.0.$((i + 1))/24 dev br0
-link set br0 up
-EOF
     ip netns exec n$i mrpd -D -l /tmp/mrpd-n$i.log || exit 1
     role=mrc
     [ "$i" -eq 0 ] && role=mrm
@@ -72,7 +61,8 @@ def main():
         show(vm, "ethtool -i s0p0")
         step("one node per switch: bridge, 10.0.0.<n>, mrpd; "
              "node 0 manages the ring (profile 200 ms)")
-        vm.check(NODES % {"last": N - 1})
+        R.build_nodes(vm)
+        vm.check(MRPD % {"last": N - 1})
         wait_ring(vm, "closed")
         show(vm, "ip netns exec n0 mrpctl show")
         show(vm, "bridge -n n0 link show")

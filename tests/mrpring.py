@@ -71,6 +71,13 @@ def build_nodes(vm, ports=("s%dp0", "s%dp1")):
     vm.check("\n".join(script))
 
 
+def bring_up(vm, interval, driver_args=""):
+    """Load the driver, build the nodes, configure the ring."""
+    vm.check(". /mrpsim/lib.sh && load_driver " + driver_args)
+    build_nodes(vm)
+    configure_mrp(vm, interval)
+
+
 def configure_mrp(vm, interval, max_miss=3, ports=("s%dp0", "s%dp1")):
     """MRM on node 0 (secondary blocked, ring closed), MRCs elsewhere.
     The MRCs first, so that the ring is whole when the test starts."""

@@ -15,9 +15,7 @@ def topology():
 
 
 def setup(vm):
-    vm.check(". /mrpsim/lib.sh && load_driver")
-    R.build_nodes(vm)
-    R.configure_mrp(vm, INTERVAL)
+    R.bring_up(vm, INTERVAL)
 
 
 def test_roles_are_offloaded(vm):
@@ -76,9 +74,7 @@ def test_module_param_forces_software(vm):
     # path takes over and behaves the same.
     vm.check("killall mrpctl; for i in 0 1 2 3; do ip netns del n$i; done; "
              "rmmod mrpsim")
-    vm.check(". /mrpsim/lib.sh && load_driver mrp_offload=0")
-    R.build_nodes(vm)
-    R.configure_mrp(vm, 10 * INTERVAL)   # as test_mrp_sw.py
+    R.bring_up(vm, 10 * INTERVAL, "mrp_offload=0")   # as test_mrp_sw.py
     vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0
     R.cut_and_restore(vm, 1, both_ends=True)

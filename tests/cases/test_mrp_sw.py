@@ -17,9 +17,7 @@ def topology():
 
 
 def setup(vm):
-    vm.check(". /mrpsim/lib.sh && load_driver")
-    R.build_nodes(vm)
-    R.configure_mrp(vm, INTERVAL)
+    R.bring_up(vm, INTERVAL)
 
 
 def test_software_runs_the_test(vm):
