@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the guest MRP ring tests.  POSIX sh (busybox ash).
-# Needs: ip (iproute2, with "ip netns"), mrpd, mrpctl, ping.
+# Needs: ip (iproute2, with "ip netns"), nsenter (util-linux or busybox),
+# mrpd, mrpctl, ping.
+#
+# Starting a program is slow in a debug guest under TCG (iproute2's ip
+# takes close to 2 s), so namespaces are entered with nsenter rather than
+# "ip netns exec" and ip commands are batched ("ip -batch") where a test
+# needs more than one.
 #
 # A ring of N nodes; node k is network namespace mrpK with bridge br0 and
 # ring ports pa (primary) and pb (secondary).  Node k's pb is cabled to
@@ -50,7 +56,18 @@ summary() {
 	[ "$FAIL" -eq 0 ]
 }
 
-nsx() { _ns=$1; shift; "$IP" netns exec "mrp$_ns" "$@"; }
+# nsx NODE CMD...: run CMD in node NODE's network namespace
+nsx() { _ns=$1; shift; nsenter --net="/run/netns/mrp$_ns" "$@"; }
+# ipn NODE ARGS...: iproute2's ip in node NODE's namespace
+ipn() { _ns=$1; shift; "$IP" -n "mrp$_ns" "$@"; }
+# ipb [NODE]: an ip batch from stdin, in NODE's namespace or the initial one
+ipb() {
+	if [ -n "${1:-}" ]; then
+		"$IP" -n "mrp$1" -batch -
+	else
+		"$IP" -batch -
+	fi
+}
 ctl() { _ns=$1; shift; nsx "$_ns" "$MRPCTL" "$@"; }
 
 # wait_ring NODE KEY VALUE: block in mrpd until the ring gets there
@@ -71,58 +88,62 @@ ring_next() { [ "$1" -eq "$N" ] && echo 1 || echo $(($1 + 1)); }
 
 # link_set K up|down: both ends of link K (node K pb, node K+1 pa)
 link_set() {
-	nsx "$1" "$IP" link set pb "$2"
-	nsx "$(ring_next "$1")" "$IP" link set pa "$2"
+	ipn "$1" link set pb "$2"
+	ipn "$(ring_next "$1")" link set pa "$2"
 }
 
-node_setup() {
-	k=$1
-	"$IP" netns add "mrp$k"
-	nsx "$k" "$IP" link set lo up
-	nsx "$k" "$IP" link add br0 type bridge
-	nsx "$k" "$IP" link set br0 address "02:00:00:00:0$k:00"
-}
+# ring_pair K: node K's "primary:secondary" from RING_PORTS
+ring_pair() { echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${1}p"; }
 
 ring_setup() {
 	if [ -n "${RING_PORTS:-}" ]; then
 		# shellcheck disable=SC2086
 		set -- $RING_PORTS
 		N=$#
-		k=1
-		for pair in "$@"; do
-			node_setup "$k"
-			"$IP" link set "${pair%%:*}" netns "mrp$k"
-			"$IP" link set "${pair#*:}" netns "mrp$k"
-			nsx "$k" "$IP" link set "${pair%%:*}" name pa
-			nsx "$k" "$IP" link set "${pair#*:}" name pb
-			k=$((k + 1))
-		done
 	else
 		N=${RING_NODES:-4}
-		k=1
-		while [ "$k" -le "$N" ]; do
-			node_setup "$k"
-			k=$((k + 1))
-		done
-		k=1
-		while [ "$k" -le "$N" ]; do
-			j=$(ring_next "$k")
-			"$IP" link add "mrpv${k}b" type veth peer name "mrpv${j}a"
-			"$IP" link set "mrpv${k}b" netns "mrp$k"
-			"$IP" link set "mrpv${j}a" netns "mrp$j"
-			nsx "$k" "$IP" link set "mrpv${k}b" name pb
-			nsx "$j" "$IP" link set "mrpv${j}a" name pa
-			k=$((k + 1))
-		done
 	fi
 	k=1
 	while [ "$k" -le "$N" ]; do
-		nsx "$k" "$IP" link set pa master br0
-		nsx "$k" "$IP" link set pb master br0
-		nsx "$k" "$IP" link set pa up
-		nsx "$k" "$IP" link set pb up
-		nsx "$k" "$IP" link set br0 up
-		nsx "$k" "$IP" addr add "192.0.2.$k/24" dev br0
+		echo "netns add mrp$k"
+		k=$((k + 1))
+	done | ipb || return 1
+	# Ports into their nodes: node k's pb is cabled to node k+1's pa.
+	k=1
+	while [ "$k" -le "$N" ]; do
+		if [ -n "${RING_PORTS:-}" ]; then
+			pair=$(ring_pair "$k")
+			echo "link set ${pair%%:*} netns mrp$k"
+			echo "link set ${pair#*:} netns mrp$k"
+		else
+			j=$(ring_next "$k")
+			echo "link add mrpv${k}b netns mrp$k type veth" \
+				"peer name mrpv${j}a netns mrp$j"
+		fi
+		k=$((k + 1))
+	done | ipb || return 1
+	k=1
+	while [ "$k" -le "$N" ]; do
+		if [ -n "${RING_PORTS:-}" ]; then
+			pair=$(ring_pair "$k")
+			a=${pair%%:*}
+			b=${pair#*:}
+		else
+			a=mrpv${k}a
+			b=mrpv${k}b
+		fi
+		cat <<-EOT | ipb "$k" || return 1
+			link set lo up
+			link add br0 address 02:00:00:00:0$k:00 type bridge
+			link set $a name pa
+			link set $b name pb
+			link set pa master br0
+			link set pb master br0
+			link set pa up
+			link set pb up
+			link set br0 up
+			addr add 192.0.2.$k/24 dev br0
+		EOT
 		k=$((k + 1))
 	done
 }
@@ -166,19 +187,25 @@ ring_teardown() {
 		daemon_stop "$k" TERM
 		if [ -n "${RING_PORTS:-}" ]; then
 			# hand the interfaces back to the initial namespace
-			pair=$(echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${k}p")
-			nsx "$k" "$IP" link set pa down 2>/dev/null
-			nsx "$k" "$IP" link set pb down 2>/dev/null
-			nsx "$k" "$IP" link set pa nomaster 2>/dev/null
-			nsx "$k" "$IP" link set pb nomaster 2>/dev/null
-			nsx "$k" "$IP" link set pa name "${pair%%:*}" 2>/dev/null
-			nsx "$k" "$IP" link set pb name "${pair#*:}" 2>/dev/null
-			nsx "$k" "$IP" link set "${pair%%:*}" netns 1 2>/dev/null
-			nsx "$k" "$IP" link set "${pair#*:}" netns 1 2>/dev/null
+			pair=$(ring_pair "$k")
+			cat <<-EOT | ipb "$k" 2>/dev/null
+				link set pa down
+				link set pb down
+				link set pa nomaster
+				link set pb nomaster
+				link set pa name ${pair%%:*}
+				link set pb name ${pair#*:}
+				link set ${pair%%:*} netns 1
+				link set ${pair#*:} netns 1
+			EOT
 		fi
-		"$IP" netns del "mrp$k" 2>/dev/null
 		k=$((k + 1))
 	done
+	k=1
+	while [ "$k" -le "${N:-0}" ]; do
+		echo "netns del mrp$k"
+		k=$((k + 1))
+	done | ipb 2>/dev/null
 }
 
 show_logs() {

@@ -94,11 +94,11 @@ check "traffic after the restarts" ping_ok 1 3
 # An interface disappears under an MRC (veth ring only: deleting a
 # switch port is not possible).
 if [ -z "${RING_PORTS:-}" ]; then
-	nsx 3 "$IP" link del pb
+	ipn 3 link del pb
 	check "port deleted: MRC 3 drops its ring" wait_ring 3 gone 1
 	check "port deleted: mrpd 3 still answers" ctl 3 ping
 	check "port deleted: MRM reports the ring open" wait_ring 1 ring open
-	nsx 2 "$IP" link del br0
+	ipn 2 link del br0
 	check "bridge deleted: mrpd 2 drops its ring" wait_ring 2 gone 1
 	check "bridge deleted: mrpd 2 still answers" ctl 2 ping
 fi
