@@ -60,12 +60,13 @@ summary() {
 nsx() { _ns=$1; shift; nsenter --net="/run/netns/mrp$_ns" "$@"; }
 # ipn NODE ARGS...: iproute2's ip in node NODE's namespace
 ipn() { _ns=$1; shift; "$IP" -n "mrp$_ns" "$@"; }
-# ipb [NODE]: an ip batch from stdin, in NODE's namespace or the initial one
+# ipb [NODE]: an ip batch from stdin, in NODE's namespace or the initial
+# one; every line runs (-force), the status says whether one failed
 ipb() {
 	if [ -n "${1:-}" ]; then
-		"$IP" -n "mrp$1" -batch -
+		"$IP" -force -n "mrp$1" -batch -
 	else
-		"$IP" -batch -
+		"$IP" -force -batch -
 	fi
 }
 ctl() { _ns=$1; shift; nsx "$_ns" "$MRPCTL" "$@"; }
