@@ -49,6 +49,14 @@ int mrp_sm_cfg_default(struct mrp_sm_cfg *cfg, enum mrp_ring_role role,
 	return 0;
 }
 
+void mrp_sm_cfg_interval(struct mrp_sm_cfg *cfg, uint32_t us)
+{
+	cfg->prof.test_interval_us = us;
+	/* the additional tests after a change are never the slower ones */
+	if (cfg->prof.test_short_us > us)
+		cfg->prof.test_short_us = us;
+}
+
 /* ---- names ---- */
 
 const char *mrp_role_name(enum mrp_ring_role r)

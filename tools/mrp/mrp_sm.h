@@ -74,6 +74,8 @@ struct mrp_sm_cfg {
 /* Fill defaults for a role and profile (prio 0x8000 MRM, 0xA000 MRA). */
 int mrp_sm_cfg_default(struct mrp_sm_cfg *cfg, enum mrp_ring_role role,
 		       unsigned profile_ms);
+/* Override the profile's TSTdefaultT; TSTshortT is capped at it. */
+void mrp_sm_cfg_interval(struct mrp_sm_cfg *cfg, uint32_t us);
 
 enum mrp_timer {
 	MRP_T_TOPO,	/* MRM: TopologyChange repetition */

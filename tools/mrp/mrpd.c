@@ -516,7 +516,7 @@ static int ring_create(const struct ring_args *a, bool adopt, char *err,
 	if (a->prio >= 0)
 		cfg.prio = (uint16_t)a->prio;
 	if (a->interval)
-		cfg.prof.test_interval_us = a->interval;
+		mrp_sm_cfg_interval(&cfg, a->interval);
 	if (a->max_miss)
 		cfg.prof.test_max = (uint8_t)a->max_miss;
 	if (a->period)

@@ -1102,6 +1102,13 @@ static void overrides(void)
 	r = nth(0, MRP_ACT_START_TEST, 0);
 	CHECK(r && r->a.a == 7000 && r->a.b == 9, "overridden test");
 	CHECK_EQ(E.sm.mgr_prio, 0x1234);
+	CHECK(mrp_sm_cfg_default(&cfg, MRP_ROLE_MRM, 200) == 0, "profile 200");
+	mrp_sm_cfg_interval(&cfg, 1000);
+	CHECK(cfg.prof.test_interval_us == 1000 &&
+	      cfg.prof.test_short_us == 1000, "TSTshortT capped at interval");
+	mrp_sm_cfg_interval(&cfg, 50000);
+	CHECK(cfg.prof.test_interval_us == 50000 &&
+	      cfg.prof.test_short_us == 1000, "TSTshortT kept below interval");
 	CHECK(mrp_sm_cfg_default(&cfg, MRP_ROLE_MRM, 11) < 0, "bad profile");
 	CHECK(mrp_sm_cfg_default(&cfg, MRP_ROLE_DISABLED, 10) < 0, "bad role");
 }
