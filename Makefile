@@ -2,7 +2,7 @@
 #
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run every test
-#   make bench    MRP detection latency and wire interval, hw vs software
+#   make bench    MRP recovery time and wire interval, hw vs software
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
 # DEBUG=0 builds the guest kernel without the debug options (tests want 1).
@@ -59,8 +59,8 @@ check-tools: tools
 check-guest: all
 	@python3 tests/run.py guest
 
-# Figures, not tests: MRP loss detection latency and wire test interval of
-# the hardware path and the software fallback at 1 ms and 10 ms.
+# Figures, not tests: MRP recovery time, loss detection and wire test
+# interval of the hardware path and the software fallback at 1 and 10 ms.
 bench: all
 	@python3 tests/bench.py
 
