@@ -93,8 +93,18 @@ link_set() {
 	ipn "$(ring_next "$1")" link set pa "$2"
 }
 
-# ring_pair K: node K's "primary:secondary" from RING_PORTS
-ring_pair() { echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${1}p"; }
+# node_ports K: set _pa and _pb to node K's primary and secondary port as
+# they are named outside the node (RING_PORTS, or the veth ring's names)
+node_ports() {
+	if [ -n "${RING_PORTS:-}" ]; then
+		_pair=$(echo "$RING_PORTS" | tr ' ' '\n' | sed -n "${1}p")
+		_pa=${_pair%%:*}
+		_pb=${_pair#*:}
+	else
+		_pa=mrpv${1}a
+		_pb=mrpv${1}b
+	fi
+}
 
 ring_setup() {
 	if [ -n "${RING_PORTS:-}" ]; then
@@ -113,9 +123,9 @@ ring_setup() {
 	k=1
 	while [ "$k" -le "$N" ]; do
 		if [ -n "${RING_PORTS:-}" ]; then
-			pair=$(ring_pair "$k")
-			echo "link set ${pair%%:*} netns mrp$k"
-			echo "link set ${pair#*:} netns mrp$k"
+			node_ports "$k"
+			echo "link set $_pa netns mrp$k"
+			echo "link set $_pb netns mrp$k"
 		else
 			j=$(ring_next "$k")
 			echo "link add mrpv${k}b netns mrp$k type veth" \
@@ -125,19 +135,12 @@ ring_setup() {
 	done | ipb || return 1
 	k=1
 	while [ "$k" -le "$N" ]; do
-		if [ -n "${RING_PORTS:-}" ]; then
-			pair=$(ring_pair "$k")
-			a=${pair%%:*}
-			b=${pair#*:}
-		else
-			a=mrpv${k}a
-			b=mrpv${k}b
-		fi
+		node_ports "$k"
 		cat <<-EOT | ipb "$k" || return 1
 			link set lo up
 			link add br0 address 02:00:00:00:0$k:00 type bridge
-			link set $a name pa
-			link set $b name pb
+			link set $_pa name pa
+			link set $_pb name pb
 			link set pa master br0
 			link set pb master br0
 			link set pa up
@@ -188,16 +191,16 @@ ring_teardown() {
 		daemon_stop "$k" TERM
 		if [ -n "${RING_PORTS:-}" ]; then
 			# hand the interfaces back to the initial namespace
-			pair=$(ring_pair "$k")
+			node_ports "$k"
 			cat <<-EOT | ipb "$k" 2>/dev/null
 				link set pa down
 				link set pb down
 				link set pa nomaster
 				link set pb nomaster
-				link set pa name ${pair%%:*}
-				link set pb name ${pair#*:}
-				link set ${pair%%:*} netns 1
-				link set ${pair#*:} netns 1
+				link set pa name $_pa
+				link set pb name $_pb
+				link set $_pa netns 1
+				link set $_pb netns 1
 			EOT
 		fi
 		k=$((k + 1))
