@@ -47,22 +47,6 @@ class SampleFailed(Exception):
     pass
 
 
-def start_mrpd(vm):
-    vm.check("for i in $(seq 0 %d); do ip netns exec n$i mrpd -D "
-             "-l /tmp/mrpd-n$i.log || exit 1; done" % (R.N - 1))
-
-
-def add_rings(vm, interval):
-    """(Re)create the ring in every node's mrpd, clients first."""
-    for i in reversed(range(R.N)):
-        vm.check(R.in_ns(i, "mrpctl del br0 ring %d >/dev/null 2>&1; "
-                         "mrpctl add br0 ring %d primary s%dp0 secondary "
-                         "s%dp1 role %s profile 200 interval %d max-miss 3"
-                         % (R.RING, R.RING, i, i, "mrm" if i == 0 else "mrc",
-                            interval)))
-    wait_ring(vm, "closed", 30000)
-
-
 def wait_ring(vm, state, timeout_ms):
     status, out = vm.run(R.in_ns(0, "mrpctl wait br0 ring %d ring %s "
                                  "timeout %d" % (R.RING, state, timeout_ms)),
@@ -174,11 +158,12 @@ def run_path(name, mrp, intervals, samples, keep):
             qemu_extra=extra) as vm:
         vm.check(". /mrpsim/lib.sh && load_driver")
         R.build_nodes(vm)
-        start_mrpd(vm)
+        R.start_mrpd(vm)
         mac = vm.check("ip netns exec n0 cat /sys/class/net/s0p0/address")
         mac = mac.strip()
         for iv in intervals:
-            add_rings(vm, iv)
+            R.mrpd_rings(vm, iv)
+            wait_ring(vm, "closed", 30000)
             skip = len(R.test_frames(
                 R.decode(R.pcap_path(vm, "s0p0"), None), mac))
             rec, det, flaps, failed = latency(vm, trace, samples, iv)

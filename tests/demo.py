@@ -21,16 +21,6 @@ from vm import VM, Topology, find_splats  # noqa: E402
 
 N = R.N
 
-MRPD = r"""
-for i in $(seq 0 %(last)d); do
-    ip netns exec n$i mrpd -D -l /tmp/mrpd-n$i.log || exit 1
-    role=mrc
-    [ "$i" -eq 0 ] && role=mrm
-    ip netns exec n$i mrpctl add br0 ring 1 primary s${i}p0 \
-        secondary s${i}p1 role $role profile 200 || exit 1
-done
-"""
-
 
 def step(msg):
     print("\n\033[1m--- %s\033[0m" % msg)
@@ -62,7 +52,8 @@ def main():
         step("one node per switch: bridge, 10.0.0.<n>, mrpd; "
              "node 0 manages the ring (profile 200 ms)")
         R.build_nodes(vm)
-        vm.check(MRPD % {"last": N - 1})
+        R.start_mrpd(vm)
+        R.mrpd_rings(vm)
         wait_ring(vm, "closed")
         show(vm, "ip netns exec n0 mrpctl show")
         show(vm, "bridge -n n0 link show")

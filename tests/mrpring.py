@@ -71,6 +71,24 @@ def build_nodes(vm, ports=("s%dp0", "s%dp1")):
     vm.check("\n".join(script))
 
 
+def start_mrpd(vm):
+    """mrpd in every node (one per network namespace)."""
+    vm.check("for i in $(seq 0 %d); do ip netns exec n$i mrpd -D "
+             "-l /tmp/mrpd-n$i.log || exit 1; done" % (N - 1))
+
+
+def mrpd_rings(vm, interval=None, profile=200):
+    """(Re)create the ring in every node's mrpd, clients first, node 0 the
+    manager; interval overrides the profile's test interval (us)."""
+    extra = " interval %d max-miss 3" % interval if interval else ""
+    for i in reversed(range(N)):
+        vm.check(in_ns(i, "mrpctl del br0 ring %d >/dev/null 2>&1; "
+                       "mrpctl add br0 ring %d primary s%dp0 secondary "
+                       "s%dp1 role %s profile %d%s"
+                       % (RING, RING, i, i, "mrm" if i == 0 else "mrc",
+                          profile, extra)))
+
+
 def bring_up(vm, interval, driver_args=""):
     """Load the driver, build the nodes, configure the ring."""
     vm.check(". /mrpsim/lib.sh && load_driver " + driver_args)
