@@ -367,7 +367,7 @@ static void mrpsim_link_status_changed(NetClientState *nc)
         return;
     }
     p->link = up;
-    trace_mrpsim_link(p->idx, up);
+    trace_mrpsim_link(mrpsim_id(p->s), p->idx, up);
     mrpsim_event(p->s, MRPSIM_EV_LINK, p->idx, MRPSIM_NONE, up);
 }
 
@@ -666,8 +666,8 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
             return;
         }
         p->ctrl = val & (MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_STATE_MASK);
-        trace_mrpsim_port_ctrl(p->idx, !!(p->ctrl & MRPSIM_PORT_CTRL_EN),
-                               state);
+        trace_mrpsim_port_ctrl(mrpsim_id(s), p->idx,
+                               !!(p->ctrl & MRPSIM_PORT_CTRL_EN), state);
         return;
     case MRPSIM_PORT_MAC_LO:
         stl_le_p(p->mac, val);

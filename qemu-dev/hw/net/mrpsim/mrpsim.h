@@ -117,6 +117,17 @@ struct MrpsimState {
     uint32_t fwd_count;
 };
 
+/*
+ * The switch's -device id, for the trace events that change what the guest
+ * or the wire sees: one QEMU process usually runs a whole ring of switches.
+ */
+static inline const char *mrpsim_id(MrpsimState *s)
+{
+    const char *id = DEVICE(s)->id;
+
+    return id ? id : "";
+}
+
 static inline bool mrpsim_port_up(MrpsimPort *p)
 {
     uint32_t state = (p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>

@@ -163,7 +163,8 @@ static void mrpsim_monitor_tick(MrpsimRing *r)
             !(r->status & mrpsim_lost_bit(which))) {
             r->status |= mrpsim_lost_bit(which);
             p->cnt[MRPSIM_CNT_MRP_LOSS]++;
-            trace_mrpsim_mrp_loss(r->idx, p->idx, r->miss[which]);
+            trace_mrpsim_mrp_loss(mrpsim_id(s), r->idx, p->idx,
+                                  r->miss[which]);
             mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx, which);
         } else if (r->miss[which] < UINT32_MAX) {
             if (r->miss[which]) {
@@ -187,7 +188,7 @@ static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
     if (r->status & mrpsim_lost_bit(which)) {
         r->status &= ~mrpsim_lost_bit(which);
         p->cnt[MRPSIM_CNT_MRP_REGAIN]++;
-        trace_mrpsim_mrp_regain(r->idx, p->idx);
+        trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx);
         mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx, which);
     }
 }
