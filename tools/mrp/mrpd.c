@@ -707,7 +707,8 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				goto next_ring;
 			}
 			if (l->family == AF_BRIDGE) {
-				bool changed, repeat, mon;
+				struct port *q = &r->port[!i];
+				bool changed, repeat, mon, pair;
 				uint64_t win;
 
 				if (l->type != RTM_NEWLINK || !l->has_ring_open)
@@ -736,10 +737,27 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				      r->sm.test_interval / 2 + 2000;
 				repeat = l->ring_open && p->open_seen &&
 					 now - p->open_seen <= win;
+				/*
+				 * ...and except a manager's flags that are both
+				 * still 1 while the ring is closed.  The kernel
+				 * clears a port's flag only for a test frame
+				 * that arrives while the ring state is open, and
+				 * the ring may have closed without that: on an
+				 * own test frame our packet socket saw before the
+				 * bridge did, on a client's LinkUp, or by the
+				 * secondary coming up.  The kernel reports a loss
+				 * on both ring ports at once, every interval
+				 * while the ring state is closed; one port
+				 * notification alone is something else.
+				 */
+				pair = l->ring_open && !changed && q->loc == 1 &&
+				       r->sm.mrm_mode &&
+				       r->sm.mrm_state == MRM_CHK_RC &&
+				       q->open_seen && now - q->open_seen <= win;
 				if (l->ring_open)
 					p->open_seen = now;
 				p->loc = l->ring_open;
-				if (!changed && !(mon && repeat))
+				if (!changed && !(mon && repeat) && !pair)
 					continue;
 				DBG("%s: MRP ring %s%s", p->name,
 				    l->ring_open ? "open" : "closed",
