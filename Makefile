@@ -62,7 +62,7 @@ check-guest: all
 # Figures, not tests: MRP recovery time, loss detection and wire test
 # interval of the hardware path and the software fallback at 1 and 10 ms.
 bench: all
-	@python3 tests/bench.py
+	@python3 tests/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

@@ -21,7 +21,26 @@ on the host's clock, which the virtual clock follows under TCG:
              bridge's timer (software) to mrpd, or the MRP_LinkChange
              that the client next to the cut sends the manager;
   detection  hardware only: the cut to the MRM engine's loss event
-             (mrpsim_mrp_loss).
+             (mrpsim_mrp_loss);
+  reaction   hardware only: recovery minus detection, the loss event
+             through the driver, the bridge and mrpd back to the port
+             register;
+  silence    software only: the last of the manager's own test frames
+             to come back before a cut to the bridge's loss report, read
+             off the manager's two cables (both captured).  The bridge's
+             test work counts a miss in every run that finds none of its
+             frames back since the previous run, sends the primary's
+             test frame and reports the loss in the run that finds
+             max-miss (3) misses: at the 4th primary frame sent after
+             the last one back.  The captures are stamped on the
+             virtual clock from a whole second, the trace on the host's
+             clock, so the cut itself cannot be placed among the
+             captured frames: this span stands in for the software
+             path's detection.
+
+With --react 0 the manager ignores MRP_LinkChange, so only the loss of
+test frames opens the ring: recovery is then the software path's
+detection plus a reaction like the hardware path's.
 
 The wire interval comes from a capture of the MRM's primary cable (QEMU
 filter-dump, virtual-clock timestamps) decoded by tshark.
@@ -39,6 +58,9 @@ import mrpring as R  # noqa: E402
 from vm import VM, GuestError, find_splats  # noqa: E402
 
 CUT = "s2p0"            # the cable end the host cuts (switch 2, port 0)
+MAX_MISS = 3            # mrpring.mrpd_rings() gives the manager max-miss 3
+CUT_EVENT = "sw2 port 0 link 0"
+UNBLOCK_EVENT = "sw0 port 1 en 1 state 0"   # the MRM's secondary forwards
 TRACES = ("mrpsim_link", "mrpsim_port_ctrl", "mrpsim_mrp_loss")
 TRACE_RE = re.compile(r"^\d+@(\d+\.\d+):(mrpsim_\w+) (.*)$")
 
@@ -77,8 +99,8 @@ def settle(vm, quiet_ms, tries=10):
 
 
 def trace_times(trace, offset):
-    """From the trace written after offset: the cut, the MRM engine's
-    first loss event and the first unblocking of a port 1 after it."""
+    """From the trace written after offset: the cut, the manager's first
+    loss event and the first unblocking of its secondary after it."""
     cut = loss = unblock = None
     with open(trace) as f:
         f.seek(offset)
@@ -88,18 +110,19 @@ def trace_times(trace, offset):
                 continue
             t, ev, args = float(m.group(1)), m.group(2), m.group(3)
             if cut is None:
-                if ev == "mrpsim_link" and args == "port 0 link 0":
+                if ev == "mrpsim_link" and args == CUT_EVENT:
                     cut = t
-            elif ev == "mrpsim_mrp_loss" and loss is None:
+            elif (ev == "mrpsim_mrp_loss" and loss is None and
+                  args.startswith("sw0 ")):
                 loss = t
             elif (ev == "mrpsim_port_ctrl" and unblock is None and
-                  args == "port 1 en 1 state 0"):
+                  args == UNBLOCK_EVENT):
                 unblock = t
     return cut, loss, unblock
 
 
 def sample(vm, trace):
-    """One cut and restore; (recovery ms, detection ms or None)."""
+    """One cut and restore; (cut, recovery ms, detection ms or None)."""
     offset = os.path.getsize(trace) if os.path.exists(trace) else 0
     vm.set_link(CUT, False)
     try:
@@ -112,28 +135,47 @@ def sample(vm, trace):
         raise SampleFailed("trace has no %s" % (
             "cut" if cut is None else "unblocking of the secondary after "
             "the cut (opened before it?)"))
-    return ((unblock - cut) * 1e3,
+    return (cut, (unblock - cut) * 1e3,
             None if loss is None else (loss - cut) * 1e3)
 
 
 def latency(vm, trace, samples, interval_us):
+    """[(cut, recovery ms, hardware detection ms or None)], spurious
+    ring-opens, failures."""
     quiet_ms = max(1000, 50 * interval_us // 1000)
-    rec, det, flaps, failed = [], [], 0, []
+    done, flaps, failed = [], 0, []
     for _ in range(samples):
         try:
             flaps += settle(vm, quiet_ms)
-            r, d = sample(vm, trace)
-            rec.append(r)
-            if d is not None:
-                det.append(d)
+            done.append(sample(vm, trace))
         except (SampleFailed, GuestError) as e:
             failed.append(str(e))
             vm.set_link(CUT, True)
-    return rec, det, flaps, failed
+    return done, flaps, failed
 
 
-def wire(vm, mac, skip):
-    frames = R.decode(R.pcap_path(vm, "s0p0"), None)
+def silences(frames0, frames1, mac0, mac1, gap_s=2.0):
+    """For every stretch of at least gap_s without any of the manager's
+    own test frames coming back (the cuts: a sample keeps the cable cut
+    for several seconds), the ms from the last frame back to the
+    software bridge's loss report: the (MAX_MISS + 1)th test frame the
+    primary sent after it."""
+    def times(frames, src):
+        return [float(f["frame.time_epoch"])
+                for f in R.test_frames(frames, src)]
+    back = sorted(times(frames0, mac1) + times(frames1, mac0))
+    sent = times(frames0, mac0)
+    out = []
+    for last, nxt in zip(back, back[1:]):
+        if nxt - last < gap_s:
+            continue
+        after = [t for t in sent if last < t < nxt]
+        if len(after) > MAX_MISS:
+            out.append((after[MAX_MISS] - last) * 1e3)
+    return out
+
+
+def wire(frames, mac, skip):
     frames = R.test_frames(frames, mac)[skip:]
     return R.wire_stats(frames), len(frames)
 
@@ -145,8 +187,10 @@ def fmt(xs):
         statistics.median(xs), min(xs), max(xs), len(xs))
 
 
-def run_path(name, mrp, intervals, samples, keep):
-    print("\n== %s path (mrpsim mrp=%s) ==" % (name, "on" if mrp else "off"))
+def run_path(name, mrp, intervals, samples, keep, react):
+    print("\n== %s path (mrpsim mrp=%s), manager react %s ==" % (
+        name, "on" if mrp else "off", "1 (default)" if react is None
+        else react))
     workdir = (os.path.join(keep, name) if keep else
                tempfile.mkdtemp(prefix="mrpsim-bench-"))
     os.makedirs(workdir, exist_ok=True)
@@ -154,23 +198,38 @@ def run_path(name, mrp, intervals, samples, keep):
     extra = ["-msg", "timestamp=on", "-D", trace]
     for t in TRACES:
         extra += ["-trace", t]
-    with VM(R.topology(mrp=mrp, dumps=("s0p0",)), workdir=workdir,
+    with VM(R.topology(mrp=mrp, dumps=("s0p0", "s0p1")), workdir=workdir,
             qemu_extra=extra) as vm:
         vm.check(". /mrpsim/lib.sh && load_driver")
         R.build_nodes(vm)
         R.start_mrpd(vm)
-        mac = vm.check("ip netns exec n0 cat /sys/class/net/s0p0/address")
-        mac = mac.strip()
+        mac, mac1 = vm.check("ip netns exec n0 cat /sys/class/net/s0p0/"
+                             "address /sys/class/net/s0p1/address").split()
         for iv in intervals:
-            R.mrpd_rings(vm, iv)
+            R.mrpd_rings(vm, iv, react=react)
             wait_ring(vm, "closed", 30000)
-            skip = len(R.test_frames(
-                R.decode(R.pcap_path(vm, "s0p0"), None), mac))
-            rec, det, flaps, failed = latency(vm, trace, samples, iv)
-            stats, n = wire(vm, mac, skip)
+            before = R.decode(R.pcap_path(vm, "s0p0"), None)
+            skip, skip0 = len(R.test_frames(before, mac)), len(before)
+            skip1 = 0 if mrp else len(R.decode(R.pcap_path(vm, "s0p1"),
+                                               None))
+            done, flaps, failed = latency(vm, trace, samples, iv)
+            frames0 = R.decode(R.pcap_path(vm, "s0p0"), None)
+            rec = [r for _, r, _ in done]
+            det = [d for _, _, d in done if d is not None]
+            react_ms = [r - d for _, r, d in done if d is not None]
+            quiet = []
+            if not mrp:
+                frames1 = R.decode(R.pcap_path(vm, "s0p1"), None)
+                quiet = silences(frames0[skip0:], frames1[skip1:],
+                                 mac, mac1)
+            stats, n = wire(frames0, mac, skip)
             print("interval %5d us: recovery %s" % (iv, fmt(rec)))
             if mrp:
                 print("                  detection %s" % fmt(det))
+                print("                  reaction  %s" % fmt(react_ms))
+            else:
+                print("                  silence before the loss report "
+                      "%s" % fmt(quiet))
             print("                  %d spurious ring-open reports while "
                   "waiting for a quiet ring, %d failed samples" %
                   (flaps, len(failed)))
@@ -190,12 +249,16 @@ def main():
     ap.add_argument("--intervals", default="1000,10000")
     ap.add_argument("--paths", default="hardware,software")
     ap.add_argument("--keep", metavar="DIR")
+    ap.add_argument("--react", type=int, choices=(0, 1),
+                    help="the manager reacts to MRP_LinkChange (mrpd's "
+                    "default: 1)")
     a = ap.parse_args()
     intervals = [int(x) for x in a.intervals.split(",")]
     for path in a.paths.split(","):
         if path not in ("hardware", "software"):
             ap.error("--paths: hardware and/or software, not %r" % path)
-        run_path(path, path == "hardware", intervals, a.samples, a.keep)
+        run_path(path, path == "hardware", intervals, a.samples, a.keep,
+                 a.react)
     return 0
 
 

@@ -77,16 +77,20 @@ def start_mrpd(vm):
              "-l /tmp/mrpd-n$i.log || exit 1; done" % (N - 1))
 
 
-def mrpd_rings(vm, interval=None, profile=200):
+def mrpd_rings(vm, interval=None, profile=200, react=None):
     """(Re)create the ring in every node's mrpd, clients first, node 0 the
-    manager; interval overrides the profile's test interval (us)."""
+    manager; interval overrides the profile's test interval (us), react
+    (0 or 1) whether the manager reacts to MRP_LinkChange (mrpd's default
+    when None)."""
     extra = " interval %d max-miss 3" % interval if interval else ""
     for i in reversed(range(N)):
+        role = "mrc"
+        if i == 0:
+            role = "mrm" if react is None else "mrm react %d" % react
         vm.check(in_ns(i, "mrpctl del br0 ring %d >/dev/null 2>&1; "
                        "mrpctl add br0 ring %d primary s%dp0 secondary "
                        "s%dp1 role %s profile %d%s"
-                       % (RING, RING, i, i, "mrm" if i == 0 else "mrc",
-                          profile, extra)))
+                       % (RING, RING, i, i, role, profile, extra)))
 
 
 def bring_up(vm, interval, driver_args=""):
