@@ -122,7 +122,7 @@ def trace_times(trace, offset):
 
 
 def sample(vm, trace):
-    """One cut and restore; (cut, recovery ms, detection ms or None)."""
+    """One cut and restore; (recovery ms, detection ms or None)."""
     offset = os.path.getsize(trace) if os.path.exists(trace) else 0
     vm.set_link(CUT, False)
     try:
@@ -135,12 +135,12 @@ def sample(vm, trace):
         raise SampleFailed("trace has no %s" % (
             "cut" if cut is None else "unblocking of the secondary after "
             "the cut (opened before it?)"))
-    return (cut, (unblock - cut) * 1e3,
+    return ((unblock - cut) * 1e3,
             None if loss is None else (loss - cut) * 1e3)
 
 
 def latency(vm, trace, samples, interval_us):
-    """[(cut, recovery ms, hardware detection ms or None)], spurious
+    """[(recovery ms, hardware detection ms or None)], spurious
     ring-opens, failures."""
     quiet_ms = max(1000, 50 * interval_us // 1000)
     done, flaps, failed = [], 0, []
@@ -214,9 +214,9 @@ def run_path(name, mrp, intervals, samples, keep, react):
                                                None))
             done, flaps, failed = latency(vm, trace, samples, iv)
             frames0 = R.decode(R.pcap_path(vm, "s0p0"), None)
-            rec = [r for _, r, _ in done]
-            det = [d for _, _, d in done if d is not None]
-            react_ms = [r - d for _, r, d in done if d is not None]
+            rec = [r for r, _ in done]
+            det = [d for _, d in done if d is not None]
+            react_ms = [r - d for r, d in done if d is not None]
             quiet = []
             if not mrp:
                 frames1 = R.decode(R.pcap_path(vm, "s0p1"), None)
