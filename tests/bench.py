@@ -11,8 +11,9 @@ switch with a bridge and mrpd; node 0 is the manager.  For each sample
 the host cuts one end of the cable between switches 1 and 2 (QMP
 set_link) once the ring has been closed and quiet (no ring-open report)
 for 50 intervals, at least 1 s, and restores it once the manager reports
-the ring open.  The times come from QEMU's trace of the switches, stamped
-on the host's clock, which the virtual clock follows under TCG:
+the ring open and the cut has lasted CUT_HOLD_S (2.5 s).  The times come
+from QEMU's trace of the switches, stamped on the host's clock, which the
+virtual clock follows under TCG:
 
   recovery   the cable cut (mrpsim_link) to the manager's switch
              unblocking its secondary port (mrpsim_port_ctrl: port 1
@@ -52,6 +53,7 @@ import re
 import statistics
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mrpring as R  # noqa: E402
@@ -62,6 +64,10 @@ MAX_MISS = 3            # mrpring.mrpd_rings() gives the manager max-miss 3
 CUT_EVENT = "sw2 port 0 link 0"
 UNBLOCK_EVENT = "sw0 port 1 en 1 state 0"   # the MRM's secondary forwards
 TRACES = ("mrpsim_link", "mrpsim_port_ctrl", "mrpsim_mrp_loss")
+# A sample keeps the cable cut at least this long, so that the captures
+# show every cut as a gap in the returning test frames (silences()), however
+# soon the guest reports the ring open.
+CUT_HOLD_S = 2.5
 TRACE_RE = re.compile(r"^\d+@(\d+\.\d+):(mrpsim_\w+) (.*)$")
 
 
@@ -124,9 +130,12 @@ def trace_times(trace, offset):
 def sample(vm, trace):
     """One cut and restore; (recovery ms, detection ms or None)."""
     offset = os.path.getsize(trace) if os.path.exists(trace) else 0
+    t0 = time.monotonic()
     vm.set_link(CUT, False)
     try:
         wait_ring(vm, "open", 10000)
+        # Holding the cut for a span, not waiting for an event.
+        time.sleep(max(0.0, CUT_HOLD_S - (time.monotonic() - t0)))
     finally:
         vm.set_link(CUT, True)
     wait_ring(vm, "closed", 30000)
@@ -154,10 +163,10 @@ def latency(vm, trace, samples, interval_us):
     return done, flaps, failed
 
 
-def silences(frames0, frames1, mac0, mac1, gap_s=2.0):
+def silences(frames0, frames1, mac0, mac1, gap_s=CUT_HOLD_S - 0.5):
     """For every stretch of at least gap_s without any of the manager's
     own test frames coming back (the cuts: a sample keeps the cable cut
-    for several seconds), the ms from the last frame back to the
+    for CUT_HOLD_S at least), the ms from the last frame back to the
     software bridge's loss report: the (MAX_MISS + 1)th test frame the
     primary sent after it."""
     def times(frames, src):
