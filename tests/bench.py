@@ -115,6 +115,7 @@ def trace_times(trace, offset):
             if not m:
                 continue
             t, ev, args = float(m.group(1)), m.group(2), m.group(3)
+            args = args.split(" vclock ")[0]
             if cut is None:
                 if ev == "mrpsim_link" and args == CUT_EVENT:
                     cut = t

@@ -92,7 +92,7 @@ void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
 {
     MrpsimQueue *q = &s->evq;
     struct mrpsim_event ev;
-    uint64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t now = mrpsim_clock_ns();
 
     trace_mrpsim_event(type, port, ring, data);
     if (!q->en || q->halted) {
@@ -367,7 +367,7 @@ static void mrpsim_link_status_changed(NetClientState *nc)
         return;
     }
     p->link = up;
-    trace_mrpsim_link(mrpsim_id(p->s), p->idx, up);
+    trace_mrpsim_link(mrpsim_id(p->s), p->idx, up, mrpsim_clock_ns());
     mrpsim_event(p->s, MRPSIM_EV_LINK, p->idx, MRPSIM_NONE, up);
 }
 
@@ -494,11 +494,6 @@ static void mrpsim_tx_process(MrpsimPort *p)
 }
 
 /* ---- Registers ---- */
-
-static uint64_t mrpsim_clock_ns(void)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-}
 
 static uint32_t mrpsim_cap(MrpsimState *s)
 {
@@ -667,7 +662,8 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
         }
         p->ctrl = val & (MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_STATE_MASK);
         trace_mrpsim_port_ctrl(mrpsim_id(s), p->idx,
-                               !!(p->ctrl & MRPSIM_PORT_CTRL_EN), state);
+                               !!(p->ctrl & MRPSIM_PORT_CTRL_EN), state,
+                               mrpsim_clock_ns());
         return;
     case MRPSIM_PORT_MAC_LO:
         stl_le_p(p->mac, val);

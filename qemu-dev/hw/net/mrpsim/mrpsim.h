@@ -128,6 +128,12 @@ static inline const char *mrpsim_id(MrpsimState *s)
     return id ? id : "";
 }
 
+/* The device clock: QEMU's virtual clock, in ns. */
+static inline int64_t mrpsim_clock_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
 static inline bool mrpsim_port_up(MrpsimPort *p)
 {
     uint32_t state = (p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>

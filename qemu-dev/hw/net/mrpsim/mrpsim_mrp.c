@@ -164,7 +164,7 @@ static void mrpsim_monitor_tick(MrpsimRing *r)
             r->status |= mrpsim_lost_bit(which);
             p->cnt[MRPSIM_CNT_MRP_LOSS]++;
             trace_mrpsim_mrp_loss(mrpsim_id(s), r->idx, p->idx,
-                                  r->miss[which]);
+                                  r->miss[which], mrpsim_clock_ns());
             mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx, which);
         } else if (r->miss[which] < UINT32_MAX) {
             if (r->miss[which]) {
@@ -188,7 +188,8 @@ static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
     if (r->status & mrpsim_lost_bit(which)) {
         r->status &= ~mrpsim_lost_bit(which);
         p->cnt[MRPSIM_CNT_MRP_REGAIN]++;
-        trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx);
+        trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx,
+                                mrpsim_clock_ns());
         mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx, which);
     }
 }
@@ -217,7 +218,7 @@ static void mrpsim_test_stop(MrpsimRing *r)
 /* One interval tick: check the monitor, then send the test frames. */
 static void mrpsim_test_tick(MrpsimRing *r, int64_t now)
 {
-    trace_mrpsim_mrp_tick(r->idx, now, r->deadline);
+    trace_mrpsim_mrp_tick(mrpsim_id(r->s), r->idx, now, r->deadline);
     if (r->role != MRPSIM_ROLE_MRC) {
         mrpsim_monitor_tick(r);
     }
@@ -229,7 +230,7 @@ static void mrpsim_test_tick(MrpsimRing *r, int64_t now)
 static void mrpsim_test_timer(void *opaque)
 {
     MrpsimRing *r = opaque;
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t now = mrpsim_clock_ns();
     int64_t iv = mrpsim_interval_ns(r);
 
     if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
@@ -261,7 +262,7 @@ static void mrpsim_test_timer(void *opaque)
  */
 static void mrpsim_test_start(MrpsimRing *r)
 {
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t now = mrpsim_clock_ns();
 
     if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
         r->miss[0] = r->miss[1] = 0;
