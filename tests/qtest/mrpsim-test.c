@@ -1130,8 +1130,19 @@ static void test_mrc_fwd(void)
     Ctx *t = boot(TWO_SWITCHES, 2);
     Sw *a = &t->sw[0], *b = &t->sw[1];
     uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    static const struct {
+        uint8_t tlv;
+        uint8_t dmac;       /* last byte of 01:15:4e:00:00:xx */
+    } trapped[] = {
+        { 0x03, 0x02 },     /* TopologyChange */
+        { 0x04, 0x02 },     /* LinkDown */
+        { 0x05, 0x02 },     /* LinkUp */
+        { 0x7f, 0x01 },     /* Option: TestMgrNAck, TestPropagate */
+        { 0x06, 0x03 },     /* InTest */
+    };
     uint16_t status;
     uint32_t meta;
+    unsigned int i;
 
     port_rings(t, a, 0, BUF_SIZE);
     port_rings(t, a, 1, BUF_SIZE);
@@ -1161,32 +1172,25 @@ static void test_mrc_fwd(void)
     g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
     g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 1);
 
-    /* TopologyChange: forwarded and copied to the CPU with FWD */
-    mrp_ctrl_frame(f, 0x03);
-    tx(t, a, 0, f, MRP_FRAME_LEN);
-    g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
-    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP |
-                    MRPSIM_DESC_FWD);
-    g_assert_cmphex(meta, ==, 1);
-    wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, 2);
-    g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, MRP_FRAME_LEN);
-    g_assert(!memcmp(f, g, MRP_FRAME_LEN));
-
-    /* LinkDown: forwarded only */
-    mrp_ctrl_frame(f, 0x04);
-    tx(t, a, 0, f, MRP_FRAME_LEN);
-    wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, 3);
-    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
-
-    /* another MRP frame (InTest, :03): trapped, not forwarded */
-    mrp_ctrl_frame(f, 0x06);
-    f[5] = 0x03;
-    tx(t, a, 0, f, MRP_FRAME_LEN);
-    g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
-    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
-    g_assert_cmphex(meta, ==, 1);
-    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 2);
-    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 3);
+    /*
+     * Every other MRP frame goes to sw1's CPU only, for the bridge to
+     * forward: TopologyChange, LinkDown, LinkUp (control, :02), an
+     * Option frame (TestMgrNAck, :01) and InTest (:03).
+     */
+    for (i = 0; i < ARRAY_SIZE(trapped); i++) {
+        mrp_ctrl_frame(f, trapped[i].tlv);
+        f[5] = trapped[i].dmac;
+        tx(t, a, 0, f, MRP_FRAME_LEN);
+        g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
+        g_assert(!memcmp(f, g, MRP_FRAME_LEN));
+        g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+        g_assert_cmphex(meta, ==, 1);
+        g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, i + 1);
+    }
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 1);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    /* nothing came out of sw1's other port: sw0 saw only the Test */
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 1);
 
     /* data frames do not cross the blocked port, either way */
     tx(t, a, 1, f, data_frame(f, 64, 3));
@@ -1194,18 +1198,96 @@ static void test_mrc_fwd(void)
     g_assert_cmpint(rx(t, b, 1, g, NULL, NULL), ==, -1);
     tx(t, b, 1, f, 64);
     g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_BLOCKED), ==, 1);
-    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 1);
     /* an MRP frame from the CPU passes the blocked port */
     tx(t, b, 1, f, mrp_test_frame(f, sa0, 1));
-    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 4);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 2);
     /* forwarding state: data passes again */
     pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
     tx(t, b, 1, f, data_frame(f, 64, 3));
-    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 5);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
     /* disabled port: nothing passes */
     pwr(b, 0, MRPSIM_PORT_CTRL, 0);
     tx(t, a, 0, f, 64);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_DISABLED), ==, 1);
+    shutdown_ctx(t);
+}
+
+/*
+ * An MRA in monitor mode acts as a client: a better manager's MRP_Test
+ * frames cross it in hardware and keep its monitor quiet; every other MRP
+ * frame goes to its CPU only, as on an MRC.
+ */
+static void test_mra_monitor(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    static const uint8_t sa1[6] = { 0x02, 0, 0, 0, 0xbb, 1 };
+    uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    uint16_t status;
+    int k;
+
+    evq_setup(t, b, EVQ_SIZE);
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, a, 1, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    port_rings(t, b, 1, BUF_SIZE);
+    mwr(b, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRA);
+    mwr(b, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 0, MRPSIM_MRP_PRIO, 0xa000);
+    mwr(b, 0, MRPSIM_MRP_SA_LO, ldl_le_p(sa1));
+    mwr(b, 0, MRPSIM_MRP_SA_HI, lduw_le_p(sa1 + 4));
+    mwr(b, 0, MRPSIM_MRP_TEST_INTERVAL, IV_US);
+    mwr(b, 0, MRPSIM_MRP_TEST_MAX_MISS, 3);
+    mwr(b, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN |
+        MRPSIM_TEST_CTRL_MONITOR);
+    g_assert_cmphex(rd(b, MRPSIM_REG_ERR_STATUS), ==, 0);
+
+    /*
+     * A better manager's test frames on both ring ports every interval:
+     * each crosses to the other port, and no loss is seen.
+     */
+    for (k = 0; k < 10; k++) {
+        tx(t, a, 0, f, mrp_test_frame(f, sa0, 2 * k));
+        wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, k + 1);
+        g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, MRP_FRAME_LEN);
+        g_assert(!memcmp(f, g, MRP_FRAME_LEN));
+        tx(t, a, 1, f, mrp_test_frame(f, sa0, 2 * k + 1));
+        wait_cnt(a, 0, MRPSIM_CNT_RX_FRAMES, k + 1);
+        g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 10);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 10);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 0);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TEST_TX), ==, 0);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    expect_no_ev(t, b);
+
+    /* a TopologyChange and an Option frame: to the CPU, not forwarded */
+    mrp_ctrl_frame(f, 0x03);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, &status, NULL), ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    mrp_ctrl_frame(f, 0x7f);
+    f[5] = 0x01;
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 0, g, &status, NULL), ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 2);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 10);
+
+    /*
+     * The manager went quiet after its last frames, one tick ago: loss
+     * on both ports at the 4th tick after them.
+     */
+    for (k = 0; k < 2; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    expect_no_ev(t, b);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    expect_ev(t, b, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
+    expect_ev(t, b, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
     shutdown_ctx(t);
 }
 
@@ -1489,6 +1571,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/mra-frames", test_mra_frames);
     qtest_add_func("/mrpsim/mrm-loss-regain", test_mrm_loss);
     qtest_add_func("/mrpsim/mrc-forward-blocking", test_mrc_fwd);
+    qtest_add_func("/mrpsim/mra-monitor", test_mra_monitor);
     qtest_add_func("/mrpsim/mrc-ring-no-recursion",
                    test_mrc_ring_no_recursion);
     qtest_add_func("/mrpsim/malformed", test_malformed);

@@ -5,9 +5,13 @@
  * The device is a PCI Ethernet switch whose ports each have a TX and an RX
  * descriptor ring, an event queue shared by all ports and an engine that
  * runs the Media Redundancy Protocol (IEC 62439-2) test frames.  Data
- * frames are forwarded by the Linux bridge; only MRP frames are forwarded
- * between ring ports by the device.  The programming model lives in
- * mrpsim_hw.h and Documentation in docs/specs/mrpsim.rst.
+ * frames are forwarded by the Linux bridge.  Of the MRP frames, the device
+ * forwards only MRP_Test between the ring ports of a client, and never
+ * hands those to the CPU; every other MRP frame (TopologyChange,
+ * LinkDown/LinkUp, Option) goes to the CPU only and the bridge forwards
+ * it, so that each crosses every cable of the ring once (see
+ * mrpsim_mrp.c).  The programming model lives in mrpsim_hw.h and
+ * docs/specs/mrpsim.rst.
  */
 #ifndef _MRPSIM_H
 #define _MRPSIM_H

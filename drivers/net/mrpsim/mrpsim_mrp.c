@@ -23,6 +23,19 @@
  * the device hands every MRP frame to the CPU and the bridge runs MRP in
  * software on the same ports.
  *
+ * Forwarding, so that every MRP frame crosses each cable once: the engine
+ * of a client (MRC, or MRA that monitors) forwards MRP_Test between the
+ * ring ports and keeps it from the CPU; every other MRP frame
+ * (TopologyChange, LinkDown/LinkUp, Option, interconnection) reaches the
+ * CPU only, unmarked, and br_mrp_rcv() forwards it.  The device could not
+ * both forward such a frame and hand a copy to the CPU: br_mrp_rcv() runs
+ * before the bridge checks offload_fwd_mark, so the copy would be
+ * forwarded a second time and each client would double the frame.  ocelot
+ * splits the work the same way.  The bridge tells an MRA that monitors
+ * from a manager by its test_monitor flag, which it records for an
+ * offloaded test only with "net: bridge: mrp: remember that an MRA
+ * monitors an offloaded test" (this project's patches/).
+ *
  * Every object reaches the driver once per port of the bridge.  Only one
  * port of a switch, the "owner" of the ring (its primary port if that is
  * on the switch, else its secondary), acts on it; the other ports report

@@ -3,11 +3,11 @@
  * mrpsim: bridge offload through switchdev.
  *
  * The ports of one switch join a bridge as one hardware domain
- * (switchdev_bridge_port_offload()), so that frames the device already
- * forwarded between ring ports, marked with offload_fwd_mark, are not
- * forwarded again by the bridge.  Data forwarding stays in the bridge;
- * the device takes the ports' STP state and the MRP objects
- * (mrpsim_mrp.c).
+ * (switchdev_bridge_port_offload()), so that a frame the device already
+ * forwarded (RX status FWD, marked with offload_fwd_mark) would not be
+ * forwarded again by the bridge's normal forwarding path.  Data
+ * forwarding stays in the bridge; the device takes the ports' STP state
+ * and the MRP objects (mrpsim_mrp.c).
  */
 
 #include <linux/if_bridge.h>

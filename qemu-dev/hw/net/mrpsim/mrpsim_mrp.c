@@ -23,7 +23,6 @@
 #define MRP_TLV_END             0x00
 #define MRP_TLV_COMMON          0x01
 #define MRP_TLV_RING_TEST       0x02
-#define MRP_TLV_TOPO_CHANGE     0x03
 #define MRP_TLV_OPTION          0x7f
 #define MRP_SUB_TLV_AUTO_MGR    0x03
 #define MRP_TEST_TLV_LEN        18
@@ -33,9 +32,6 @@
 #define MRP_TEST_FRAME_MAX      80
 
 static const uint8_t mrp_test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
-static const uint8_t mrp_control_dmac[6] = {
-    0x01, 0x15, 0x4e, 0x00, 0x00, 0x02
-};
 
 static const char *const mrpsim_role_names[] = {
     "disabled", "MRC", "MRM", "MRA"
@@ -584,7 +580,6 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
     MrpsimRing *r = mrpsim_ring_of_port(s, p->idx, &which);
     const uint8_t *tlv = buf + MRPSIM_ETH_HLEN + 2;
     uint8_t first;
-    bool fwd;
 
     if (!r) {
         return false;
@@ -618,14 +613,12 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
         return true;
     }
 
-    if (mrpsim_ring_client(r) && !memcmp(buf, mrp_control_dmac, 6)) {
-        fwd = mrpsim_forward(r, p, which, buf, len);
-        if (first == MRP_TLV_TOPO_CHANGE) {
-            mrpsim_trap(r, p, buf, len, fwd ? MRPSIM_DESC_FWD : 0);
-        }
-        return true;
-    }
-
+    /*
+     * Every other MRP frame (TopologyChange, LinkDown/LinkUp, Option,
+     * whatever its role) goes to the CPU only: on a client the bridge
+     * forwards it to the other ring port, so that it crosses each cable
+     * once.  Forwarding it here too would double it at every client.
+     */
     mrpsim_trap(r, p, buf, len, 0);
     return true;
 }
