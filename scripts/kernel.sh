@@ -89,8 +89,14 @@ check_driver() {
 	"${KMAKE[@]}" M=drivers/net/mrpsim W=1 C=2 modules 2>&1 |
 		tee "$OBJ/driver-check.log" | grep -E 'warning|error' && die "driver has warnings (see $OBJ/driver-check.log)"
 	say "checkpatch --strict"
-	(cd "$TOP" && "$SRC/scripts/checkpatch.pl" --no-tree --strict --terse -f \
-		drivers/net/mrpsim/*.[ch]) | grep -E 'ERROR|WARNING|CHECK' && die "checkpatch findings"
+	# checkpatch exits non-zero when it finds something: with pipefail a
+	# pipeline into grep would hide exactly those findings.
+	local found
+	found=$(cd "$TOP" && "$SRC/scripts/checkpatch.pl" --no-tree --strict \
+		--terse -f drivers/net/mrpsim/*.[ch] 2>&1) || true
+	if grep -E 'ERROR|WARNING|CHECK' <<<"$found"; then
+		die "checkpatch findings"
+	fi
 	say "driver is W=1, sparse and checkpatch clean"
 }
 
