@@ -63,9 +63,12 @@ struct mrpsim_buf {
  * @size: number of descriptors, a power of two
  * @head: free-running index of the next descriptor the driver reclaims
  * @tail: free-running index of the next descriptor the driver posts
+ * @doorbell: @tail as last written to the TAIL register (TX)
  *
  * The device owns the descriptors from @head to @tail (excluded); the
  * register TAIL is @tail modulo @size.  At most @size - 1 are posted.
+ * TX descriptors from @doorbell to @tail are posted but not yet signalled:
+ * the stack announced more frames (xmit_more).
  */
 struct mrpsim_queue {
 	struct mrpsim_desc *desc;
@@ -75,6 +78,7 @@ struct mrpsim_queue {
 	unsigned int size;
 	unsigned int head;
 	unsigned int tail;
+	unsigned int doorbell;
 };
 
 /* Driver counters of a port updated by its NAPI poll routine only. */
@@ -125,6 +129,8 @@ struct mrpsim_drv_stats {
 	u64 mrp_regain_events;
 	u64 dev_errors;
 	u64 ring_restarts;
+	u64 tx_pending;		/* posted, not completed yet (a gauge) */
+	u64 tx_unsignalled;	/* posted, doorbell not rung (a gauge) */
 };
 
 struct mrpsim;
@@ -327,6 +333,8 @@ void mrpsim_port_link_event(struct mrpsim_port *port, bool up);
 void mrpsim_port_ring_error(struct mrpsim_port *port);
 void mrpsim_port_apply_state(struct mrpsim_port *port);
 void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
+			       struct mrpsim_drv_stats *s);
+void mrpsim_port_get_tx_gauges(struct mrpsim_port *port,
 			       struct mrpsim_drv_stats *s);
 
 /* mrpsim_ethtool.c */

@@ -41,6 +41,8 @@ static const struct mrpsim_stat_desc mrpsim_drv_stat_descs[] = {
 	MRPSIM_DRV_STAT(mrp_regain_events),
 	MRPSIM_DRV_STAT(dev_errors),
 	MRPSIM_DRV_STAT(ring_restarts),
+	MRPSIM_DRV_STAT(tx_pending),
+	MRPSIM_DRV_STAT(tx_unsignalled),
 };
 
 /* Switch-wide counters, the same on every port of the switch. */
@@ -128,6 +130,7 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 	spin_unlock(&sw->cnt_lock);
 
 	mrpsim_port_get_drv_stats(port, &s);
+	mrpsim_port_get_tx_gauges(port, &s);
 	for (i = 0; i < ARRAY_SIZE(mrpsim_drv_stat_descs); i++)
 		*data++ = *(u64 *)((u8 *)&s + mrpsim_drv_stat_descs[i].offset);
 

@@ -45,6 +45,7 @@ static int mrpsim_queue_alloc(struct mrpsim_port *port,
 	q->size = size;
 	q->head = 0;
 	q->tail = 0;
+	q->doorbell = 0;
 	q->desc = dma_alloc_coherent(dev, size * sizeof(*q->desc),
 				     &q->desc_dma, GFP_KERNEL);
 	if (!q->desc)
@@ -358,6 +359,16 @@ static irqreturn_t mrpsim_port_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* Tell the device about every descriptor posted so far. */
+static void mrpsim_tx_doorbell(struct mrpsim_queue *q)
+{
+	if (q->doorbell == q->tail)
+		return;
+	WRITE_ONCE(q->doorbell, q->tail);
+	/* writel() orders the descriptor writes before the doorbell. */
+	writel(q->tail & (q->size - 1), q->regs + MRPSIM_Q_TAIL);
+}
+
 static netdev_tx_t mrpsim_start_xmit(struct sk_buff *skb,
 				     struct net_device *netdev)
 {
@@ -367,6 +378,7 @@ static netdev_tx_t mrpsim_start_xmit(struct sk_buff *skb,
 	unsigned int i = q->tail & (q->size - 1);
 	struct mrpsim_desc *d = &q->desc[i];
 	struct mrpsim_buf *b = &q->buf[i];
+	bool more = netdev_xmit_more();
 	unsigned int len;
 	dma_addr_t dma;
 
@@ -377,8 +389,13 @@ static netdev_tx_t mrpsim_start_xmit(struct sk_buff *skb,
 		goto dropped;
 
 	if (unlikely(!mrpsim_tx_avail(q))) {
-		/* The queue is stopped before the ring fills up. */
+		/* The queue is stopped before the ring fills up, so this
+		 * does not happen; if it did, the frames posted with
+		 * xmit_more must not wait for a doorbell that never comes.
+		 */
+		netdev_warn_once(netdev, "TX ring full while the queue runs\n");
 		netif_stop_queue(netdev);
+		mrpsim_tx_doorbell(q);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -407,9 +424,8 @@ static netdev_tx_t mrpsim_start_xmit(struct sk_buff *skb,
 			netif_start_queue(netdev);
 	}
 
-	/* writel() orders the descriptor writes before the doorbell. */
-	if (__netdev_sent_queue(netdev, len, netdev_xmit_more()))
-		writel(q->tail & (q->size - 1), q->regs + MRPSIM_Q_TAIL);
+	if (__netdev_sent_queue(netdev, len, more))
+		mrpsim_tx_doorbell(q);
 
 	return NETDEV_TX_OK;
 
@@ -419,6 +435,11 @@ dropped:
 	u64_stats_update_begin(&port->xstats.syncp);
 	port->xstats.tx_dropped++;
 	u64_stats_update_end(&port->xstats.syncp);
+	/* Frames posted before this one with xmit_more set counted on this
+	 * one to ring the doorbell: ring it unless another frame follows.
+	 */
+	if (!more || netif_xmit_stopped(netdev_get_tx_queue(netdev, 0)))
+		mrpsim_tx_doorbell(q);
 	return NETDEV_TX_OK;
 }
 
@@ -650,6 +671,30 @@ void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
 	s->mrp_regain_events = atomic64_read(&es->mrp_regain_events);
 	s->dev_errors = atomic64_read(&es->dev_errors);
 	s->ring_restarts = atomic64_read(&es->ring_restarts);
+	s->tx_pending = 0;
+	s->tx_unsignalled = 0;
+}
+
+/**
+ * mrpsim_port_get_tx_gauges() - how full the TX ring of a port is
+ * @port: the port
+ * @s: its tx_pending and tx_unsignalled are set
+ *
+ * Once traffic stops both drop to 0, unless a completion or a doorbell
+ * went missing.  Called with RTNL held, so that the rings stay.
+ */
+void mrpsim_port_get_tx_gauges(struct mrpsim_port *port,
+			       struct mrpsim_drv_stats *s)
+{
+	const struct mrpsim_queue *q = &port->txq;
+	unsigned int tail;
+
+	ASSERT_RTNL();
+	if (!port->hw_up)
+		return;
+	tail = READ_ONCE(q->tail);
+	s->tx_pending = tail - READ_ONCE(q->head);
+	s->tx_unsignalled = tail - READ_ONCE(q->doorbell);
 }
 
 static void mrpsim_get_stats64(struct net_device *netdev,
