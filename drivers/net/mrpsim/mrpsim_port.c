@@ -164,8 +164,8 @@ static int mrpsim_rx_fill(struct mrpsim_port *port)
 	 * passed up once its replacement is allocated.
 	 */
 	for (i = 0; i < q->size; i++) {
-		skb = netdev_alloc_skb_ip_align(port->netdev,
-						MRPSIM_RX_BUF_LEN);
+		skb = __netdev_alloc_skb_ip_align(port->netdev,
+						  MRPSIM_RX_BUF_LEN, GFP_KERNEL);
 		if (!skb)
 			return -ENOMEM;
 		if (mrpsim_rx_buf_map(port, &q->buf[i], skb)) {
@@ -328,7 +328,10 @@ static void mrpsim_tx_clean(struct mrpsim_port *port, int budget)
 	s->tx_errors += errors;
 	u64_stats_update_end(&s->syncp);
 
-	/* Pairs with the barrier in mrpsim_start_xmit(). */
+	/* Pairs with the barrier in mrpsim_start_xmit().  The port stops
+	 * NAPI before it stops the queue (mrpsim_port_stop()), so this
+	 * never wakes a queue that is being torn down.
+	 */
 	smp_mb();
 	if (unlikely(netif_queue_stopped(port->netdev)) &&
 	    mrpsim_tx_avail(q) >= MRPSIM_TX_WAKE_THRESH)
@@ -478,12 +481,20 @@ void mrpsim_port_apply_state(struct mrpsim_port *port)
 	mrpsim_port_write(port, MRPSIM_PORT_CTRL, ctrl);
 }
 
+/* Quiesce the port: NAPI first, so that a last TX completion cannot wake
+ * the queue again (mrpsim_tx_clean()), then the queue, so that no frame is
+ * posted to rings about to be freed, then the vector, the device's rings,
+ * the buffers and the byte queue limits.  Called with RTNL held.
+ */
 static void mrpsim_port_stop(struct mrpsim_port *port)
 {
-	if (!port->hw_up)
+	if (!port->hw_up) {
+		netif_tx_disable(port->netdev);
 		return;
+	}
 
 	napi_disable(&port->napi);
+	netif_tx_disable(port->netdev);
 	mrpsim_irq_mask(port->sw, MRPSIM_VEC_PORT(port->index));
 	synchronize_irq(port->irq);
 
@@ -565,7 +576,6 @@ static int mrpsim_stop(struct net_device *netdev)
 {
 	struct mrpsim_port *port = netdev_priv(netdev);
 
-	netif_tx_disable(netdev);
 	mrpsim_port_stop(port);
 	netif_carrier_off(netdev);
 
@@ -585,7 +595,6 @@ static void mrpsim_restart_work(struct work_struct *work)
 
 	netdev_warn(netdev, "restarting the port's rings\n");
 	atomic64_inc(&port->estats.ring_restarts);
-	netif_tx_disable(netdev);
 	mrpsim_port_stop(port);
 	err = mrpsim_port_start(port);
 	if (err) {
