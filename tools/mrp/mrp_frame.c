@@ -210,6 +210,34 @@ enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 	return MRP_PARSE_OK;
 }
 
+bool mrp_find_seq(const uint8_t *buf, size_t len, uint16_t *seq)
+{
+	size_t off = MRP_ETH_HLEN + 2;
+	unsigned n;
+
+	if (!buf)
+		return false;
+	for (n = 0; n < 16 && off + 2 <= len; n++) {
+		uint8_t t = buf[off], l = buf[off + 1];
+
+		if (t == MRP_TLV_COMMON) {
+			if (l < 2 || off + 4 > len)
+				return false;
+			*seq = get16(buf + off + 2);
+			return true;
+		}
+		if (t == MRP_TLV_END)
+			break;
+		off += 2 + (size_t)l;
+		/* TLVs start 32-bit aligned in the frame: skip 2 padding
+		 * bytes whatever their value, unless a Common TLV follows */
+		if (off % 4 == 2 && off + 2 <= len &&
+		    buf[off] != MRP_TLV_COMMON)
+			off += 2;
+	}
+	return false;
+}
+
 /* ---- builders ---- */
 
 struct wbuf {

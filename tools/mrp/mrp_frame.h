@@ -107,6 +107,13 @@ struct mrp_pdu {
 enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 			     struct mrp_pdu *pdu);
 
+/*
+ * Lenient walk for the MRP_Common SequenceID of a frame mrp_parse() may
+ * have rejected: MRP_Version, TLV contents and padding values are not
+ * checked.  Never reads past len.  True and *seq set when found.
+ */
+bool mrp_find_seq(const uint8_t *buf, size_t len, uint16_t *seq);
+
 /* Common parameters of every frame we build. */
 struct mrp_tx {
 	uint8_t src[6];		/* Ethernet source: the port's MAC */

@@ -2,9 +2,13 @@
 /*
  * mrpctl - control mrpd, or talk to the kernel's bridge MRP API directly.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <linux/filter.h>
 #include <linux/if_bridge.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <poll.h>
@@ -13,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -65,13 +71,21 @@ static void usage(FILE *f)
 "     --open        only events reporting open   --changes     only changes\n"
 "     -- COMMAND    run COMMAND once listening (race-free triggers)\n"
 "\n"
+"MRP frames (EtherType 0x88E3) on the interfaces of this namespace:\n"
+"  mrpctl capture [-j] [--count N] [--timeout MS] [--in|--out] [PORT...]\n"
+"     one line per frame, sent (out) and received (in):\n"
+"     TIME IFNAME in|out SRC > DST TYPE seq N len L [sub NAME]\n"
+"     PORT...       only these interfaces (default: all)\n"
+"     --in, --out   only received, only sent frames\n"
+"     --count N     exit after N frames          --timeout MS  give up\n"
+"\n"
 "Options:\n"
 "  -s, --socket NAME   mrpd control socket @NAME (default @mrpd)\n"
-"  -j, --json          JSON output (show, kernel show, monitor)\n"
+"  -j, --json          JSON output (show, kernel show, monitor, capture)\n"
 "  -h, --help          this help     -V, --version   version\n"
 "\n"
 "Exit status: 0 success, 1 error reported by the kernel or mrpd,\n"
-"2 bad arguments, 3 timeout (monitor, wait).  See mrpctl(8).\n");
+"2 bad arguments, 3 timeout (monitor, wait, capture).  See mrpctl(8).\n");
 }
 
 static int usage_err(const char *fmt, ...)
@@ -705,6 +719,330 @@ static int cmd_monitor(int argc, char **argv)
 	return ret;
 }
 
+/* ---- capture ---- */
+
+#define CAP_MAX_PORTS	64
+#define CAP_RCVBUF	(4 << 20)
+
+struct cap {
+	int fd;
+	int ports[CAP_MAX_PORTS];	/* ifindexes; none: every interface */
+	unsigned nports;
+	bool only_in, only_out;
+	long count, seen;
+};
+
+/*
+ * ETH_P_ALL: the kernel hands transmitted frames to ETH_P_ALL taps only.
+ * The socket is created with protocol 0 (nothing queued) and bound to
+ * ETH_P_ALL once the filter is attached, so no other frame gets in.
+ */
+static int open_capture_socket(void)
+{
+	/* accept EtherType 0x88E3 only */
+	static struct sock_filter code[] = {
+		{ 0x28, 0, 0, 0x0000000c },	/* ldh [12] */
+		{ 0x15, 0, 1, 0x000088e3 },	/* jeq #0x88e3 */
+		{ 0x06, 0, 0, 0x0000ffff },	/* ret #65535 */
+		{ 0x06, 0, 0, 0x00000000 },	/* ret #0 */
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+	struct sockaddr_ll sll;
+	int sz = CAP_RCVBUF;
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	/* bursts must not be lost: beyond rmem_max if we may */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static const char *sub_name(unsigned sub)
+{
+	switch (sub) {
+	case MRP_SUB_TEST_MGR_NACK: return "TestMgrNAck";
+	case MRP_SUB_TEST_PROPAGATE: return "TestPropagate";
+	case MRP_SUB_AUTO_MGR: return "AutoMgr";
+	}
+	return NULL;
+}
+
+/* Whether a parsed frame carries an MRP_SA */
+static bool pdu_has_sa(const struct mrp_pdu *p)
+{
+	switch (p->type) {
+	case MRP_TLV_TEST:
+	case MRP_TLV_TOPO:
+	case MRP_TLV_LINK_DOWN:
+	case MRP_TLV_LINK_UP:
+		return true;
+	case MRP_TLV_OPTION:
+		return p->sub_type == MRP_SUB_TEST_MGR_NACK ||
+		       p->sub_type == MRP_SUB_TEST_PROPAGATE;
+	}
+	return false;
+}
+
+/* One line for a frame: buf holds its first caplen bytes (>= 14) */
+static void cap_format(struct sbuf *b, const struct cap *c,
+		       const uint8_t *buf, size_t caplen, size_t len,
+		       const struct sockaddr_ll *sll)
+{
+	char name[IF_NAMESIZE + 1] = "?", src[18], dst[18], sa[18];
+	const char *dir = sll->sll_pkttype == PACKET_OUTGOING ? "out" : "in";
+	const char *sub = NULL;
+	double now = mono_now();
+	struct mrp_pdu pdu;
+	enum mrp_parse_err pe = mrp_parse(buf, caplen, &pdu);
+	bool ok = pe == MRP_PARSE_OK, have_seq = ok && pdu.has_common;
+	bool opt = ok && pdu.type == MRP_TLV_OPTION;
+	int tlv = caplen > MRP_ETH_HLEN + 2 ? buf[MRP_ETH_HLEN + 2] : -1;
+	unsigned seq = pdu.seq;
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_ifindex = sll->sll_ifindex;
+	if (!ioctl(c->fd, SIOCGIFNAME, &ifr))
+		snprintf(name, sizeof(name), "%.*s", IFNAMSIZ, ifr.ifr_name);
+	mrp_mac_str(buf + 6, src);
+	mrp_mac_str(buf, dst);
+	mrp_mac_str(pdu.sa, sa);
+	if (!ok) {
+		uint16_t s = 0;
+
+		have_seq = mrp_find_seq(buf, caplen, &s);
+		seq = s;
+	}
+	if (opt)
+		sub = sub_name(pdu.sub_type);
+	if (!json) {
+		sb_printf(b, "%.6f %s %s %s > %s ", now, name, dir, src, dst);
+		if (ok)
+			sb_printf(b, "%s", mrp_tlv_name(pdu.type));
+		else if (tlv >= 0)
+			sb_printf(b, "%d", tlv);
+		else
+			sb_printf(b, "-");
+		if (have_seq)
+			sb_printf(b, " seq %u", seq);
+		else
+			sb_printf(b, " seq -");
+		sb_printf(b, " len %zu", len);
+		if (opt && sub)
+			sb_printf(b, " sub %s", sub);
+		else if (opt)
+			sb_printf(b, " sub %u", (unsigned)pdu.sub_type);
+		if (!ok)
+			sb_printf(b, " malformed: %s", mrp_parse_strerror(pe));
+		sb_printf(b, "\n");
+		return;
+	}
+	sb_printf(b, "{\"time\":%.6f,\"ifname\":", now);
+	sb_json_str(b, name);
+	sb_printf(b, ",\"dir\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\"", dir,
+		  src, dst);
+	if (tlv >= 0)
+		sb_printf(b, ",\"type\":\"%s\",\"tlv\":%d",
+			  mrp_tlv_name((unsigned)tlv), tlv);
+	else
+		sb_printf(b, ",\"type\":null,\"tlv\":null");
+	if (have_seq)
+		sb_printf(b, ",\"seq\":%u", seq);
+	else
+		sb_printf(b, ",\"seq\":null");
+	sb_printf(b, ",\"len\":%zu", len);
+	if (opt && sub)
+		sb_printf(b, ",\"sub\":\"%s\"", sub);
+	else if (opt)
+		sb_printf(b, ",\"sub\":\"%u\"", (unsigned)pdu.sub_type);
+	if (ok && pdu_has_sa(&pdu))
+		sb_printf(b, ",\"sa\":\"%s\"", sa);
+	if (!ok)
+		sb_printf(b, ",\"error\":\"%s\"", mrp_parse_strerror(pe));
+	sb_printf(b, "}\n");
+}
+
+static bool cap_wanted(const struct cap *c, const struct sockaddr_ll *sll)
+{
+	bool out = sll->sll_pkttype == PACKET_OUTGOING;
+	unsigned i;
+
+	if ((c->only_in && out) || (c->only_out && !out))
+		return false;
+	for (i = 0; i < c->nports; i++)
+		if (c->ports[i] == sll->sll_ifindex)
+			return true;
+	return !c->nports;
+}
+
+/* Print up to budget queued frames; -1 on a read or write error */
+static int cap_drain(struct cap *c, int budget)
+{
+	uint8_t buf[2048];
+
+	while (budget-- > 0 && (!c->count || c->seen < c->count)) {
+		struct sockaddr_ll sll;
+		socklen_t sl = sizeof(sll);
+		struct sbuf b;
+		ssize_t n;
+		size_t caplen;
+
+		n = recvfrom(c->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&sll, &sl);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0) {
+			fprintf(stderr, "mrpctl: capture: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		caplen = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf);
+		/* the filter lets nothing else in; checked all the same */
+		if (caplen < MRP_ETH_HLEN || buf[12] != 0x88 ||
+		    buf[13] != 0xe3 || !cap_wanted(c, &sll))
+			continue;
+		sb_init(&b);
+		cap_format(&b, c, buf, caplen, (size_t)n, &sll);
+		fputs(b.s ? b.s : "", stdout);
+		sb_free(&b);
+		if (fflush(stdout) == EOF || ferror(stdout)) {
+			fprintf(stderr, "mrpctl: capture: write: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		c->seen++;
+	}
+	return 0;
+}
+
+static int cmd_capture(int argc, char **argv)
+{
+	struct cap c;
+	struct tpacket_stats st;
+	socklen_t sl = sizeof(st);
+	long timeout = -1;
+	double deadline = 0;
+	sigset_t mask;
+	int i, sfd, ret = 0;
+	uint32_t u;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--in")) {
+			c.only_in = true;
+		} else if (!strcmp(a, "--out")) {
+			c.only_out = true;
+		} else if (!strcmp(a, "--count") || !strcmp(a, "--timeout")) {
+			if (i + 1 >= argc ||
+			    !mrp_parse_u32(argv[i + 1], 0x7fffffff, &u))
+				return usage_err("capture: %s needs a number",
+						 a);
+			if (a[2] == 'c')
+				c.count = u;
+			else
+				timeout = u;
+			i++;
+		} else if (a[0] == '-') {
+			return usage_err("capture: unknown option '%s'", a);
+		} else if (c.nports == CAP_MAX_PORTS) {
+			return usage_err("capture: more than %d interfaces",
+					 CAP_MAX_PORTS);
+		} else {
+			c.ports[c.nports] = (int)if_nametoindex(a);
+			if (!c.ports[c.nports]) {
+				fprintf(stderr, "mrpctl: capture: no such "
+					"interface '%s'\n", a);
+				return EXIT_USAGE;
+			}
+			c.nports++;
+		}
+	}
+	if (c.only_in && c.only_out)
+		return usage_err("capture: --in and --out exclude each other");
+
+	/* SIGINT/SIGTERM end the capture cleanly, read with a signalfd */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "mrpctl: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
+	c.fd = open_capture_socket();
+	if (c.fd < 0) {
+		fprintf(stderr, "mrpctl: capture: packet socket: %s\n",
+			strerror(-c.fd));
+		close(sfd);
+		return 1;
+	}
+	if (timeout >= 0)
+		deadline = mono_now() + (double)timeout / 1000.0;
+	for (;;) {
+		struct pollfd pfd[2] = { { c.fd, POLLIN, 0 },
+					 { sfd, POLLIN, 0 } };
+		bool late = false, stop;
+		int wait_ms = -1, r;
+
+		if (timeout >= 0) {
+			double left = deadline - mono_now();
+
+			late = left <= 0;
+			wait_ms = late ? 0 : (int)(left * 1000.0) + 1;
+		}
+		r = poll(pfd, 2, wait_ms);
+		if (r < 0 && errno != EINTR) {
+			fprintf(stderr, "mrpctl: poll: %s\n", strerror(errno));
+			ret = 1;
+			break;
+		}
+		stop = r > 0 && (pfd[1].revents & POLLIN);
+		/* on a signal, print what was queued before it */
+		if (r > 0 && (pfd[0].revents || stop) &&
+		    cap_drain(&c, stop ? 1 << 16 : 256) < 0) {
+			ret = 1;
+			break;
+		}
+		if ((c.count && c.seen >= c.count) || stop)
+			break;
+		if (late) {
+			fprintf(stderr, "mrpctl: capture: timeout after %ld ms "
+				"(%ld frame(s))\n", timeout, c.seen);
+			ret = EXIT_TIMEOUT;
+			break;
+		}
+	}
+	if (!getsockopt(c.fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) &&
+	    st.tp_drops) {
+		fprintf(stderr, "mrpctl: capture: %u frames dropped by the "
+			"kernel\n", st.tp_drops);
+		ret = 1;
+	}
+	close(c.fd);
+	close(sfd);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -743,6 +1081,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "monitor"))
 		return cmd_monitor(argc, argv);
+	if (!strcmp(argv[0], "capture"))
+		return cmd_capture(argc, argv);
 	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del") ||
 	    !strcmp(argv[0], "show") || !strcmp(argv[0], "ping") ||
 	    !strcmp(argv[0], "wait") ||

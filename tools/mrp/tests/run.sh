@@ -29,9 +29,10 @@ run "$O/tests/test_frame"
 run sh "$here/tshark.sh" "$O/tests/mkframes" "$O/tests/out"
 if command -v python3 >/dev/null 2>&1; then
 	run python3 "$here/daemon_smoke.py" "$O"
+	run python3 "$here/capture_smoke.py" "$O"
 else
-	echo "skip - daemon smoke test (no python3)"
-	skip=$((skip + 1))
+	echo "skip - daemon smoke and capture tests (no python3)"
+	skip=$((skip + 2))
 fi
 rm -f "$log"
 if [ "$skip" -gt 0 ]; then

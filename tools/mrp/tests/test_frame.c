@@ -269,6 +269,99 @@ static void every_prefix_and_mutation(void)
 	}
 }
 
+static bool find_exact(const uint8_t *b, size_t len, uint16_t *seq)
+{
+	uint8_t *c = malloc(len ? len : 1);
+	bool found;
+
+	memcpy(c, b, len);
+	found = mrp_find_seq(c, len, seq);
+	free(c);
+	return found;
+}
+
+/* SequenceID of every frame type mrpd (or the kernel, for Test) sends */
+static void seq_every_type(void)
+{
+	uint8_t b[7][MRP_MAX_FRAME];
+	size_t n[7];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	uint16_t seq;
+	unsigned i;
+
+	t.seq = 0x0a01;
+	n[0] = mrp_build_test(b[0], MRP_MAX_FRAME, &t, 0, 1, 2, 3, false);
+	t.seq++;
+	n[1] = mrp_build_test(b[1], MRP_MAX_FRAME, &t, 0, 1, 2, 3, true);
+	t.seq++;
+	n[2] = mrp_build_topo(b[2], MRP_MAX_FRAME, &t, 20);
+	t.seq++;
+	n[3] = mrp_build_link(b[3], MRP_MAX_FRAME, &t, false, 1, 20, 1);
+	t.seq++;
+	n[4] = mrp_build_link(b[4], MRP_MAX_FRAME, &t, true, 1, 20, 1);
+	t.seq++;
+	n[5] = mrp_build_option(b[5], MRP_MAX_FRAME, &t,
+				MRP_SUB_TEST_MGR_NACK, 1, OTHER);
+	t.seq++;
+	n[6] = mrp_build_option(b[6], MRP_MAX_FRAME, &t,
+				MRP_SUB_TEST_PROPAGATE, 1, OTHER);
+	for (i = 0; i < 7; i++) {
+		CHECK_EQ(parse_exact(b[i], n[i], &p), MRP_PARSE_OK);
+		CHECK(p.has_common, "frame %u: common", i);
+		CHECK_EQ(p.seq, 0x0a01 + i);
+		seq = 0;
+		CHECK(find_exact(b[i], n[i], &seq), "frame %u: found", i);
+		CHECK_EQ(seq, 0x0a01 + i);
+	}
+}
+
+/* mrp_find_seq() on frames mrp_parse() rejects */
+static void find_seq_lenient(void)
+{
+	uint8_t b[MRP_MAX_FRAME], c[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	uint16_t seq = 0;
+	size_t n = mrp_build_link(b, sizeof(b), &t, true, 1, 4, 1), i;
+
+	/* non-zero padding after MRP_LinkChange */
+	memcpy(c, b, n);
+	c[30] = 0xab;
+	c[31] = 0xcd;
+	CHECK(parse_exact(c, n, &p) != MRP_PARSE_OK, "rejected");
+	CHECK(find_exact(c, n, &seq) && seq == 0x1234, "seq %#x", seq);
+	/* unsupported version */
+	memcpy(c, b, n);
+	c[15] = 2;
+	seq = 0;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_VERSION);
+	CHECK(find_exact(c, n, &seq) && seq == 0x1234, "seq %#x", seq);
+	/* no padding at all */
+	memcpy(c, b, 30);
+	memcpy(c + 30, b + 32, n - 32);
+	seq = 0;
+	CHECK(find_exact(c, n - 2, &seq) && seq == 0x1234, "seq %#x", seq);
+	/* truncated before the SequenceID, or no Common TLV at all */
+	CHECK(!find_exact(b, 35, &seq), "truncated");
+	CHECK(find_exact(b, 36, &seq), "just enough");
+	memcpy(c, b, n);
+	c[32] = MRP_TLV_END;
+	CHECK(!find_exact(c, n, &seq), "End before Common");
+	CHECK(!mrp_find_seq(NULL, 0, &seq), "NULL");
+	/* every prefix and random bytes: ASan checks the bounds */
+	for (i = 0; i <= n; i++)
+		find_exact(b, i, &seq);
+	for (i = 0; i < 20000; i++) {
+		unsigned k;
+
+		for (k = 0; k < sizeof(c); k++)
+			c[k] = (uint8_t)(rand() >> 7);
+		c[16] = (uint8_t)(i % 4);
+		find_exact(c, i % sizeof(c), &seq);
+	}
+}
+
 static void better(void)
 {
 	CHECK(mrp_better(0x8000, OTHER, 0xa000, BR_MAC), "prio wins");
@@ -287,6 +380,8 @@ int main(void)
 	RUN(option_roundtrip);
 	RUN(rejects);
 	RUN(every_prefix_and_mutation);
+	RUN(seq_every_type);
+	RUN(find_seq_lenient);
 	RUN(better);
 	return tap_done();
 }
