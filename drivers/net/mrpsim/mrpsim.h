@@ -99,6 +99,7 @@ struct mrpsim_napi_stats {
 /* Driver counters of a port updated by ndo_start_xmit only. */
 struct mrpsim_xmit_stats {
 	u64 tx_dropped;
+	u64 tx_ring_full;	/* queue stopped: no descriptor left */
 	struct u64_stats_sync syncp;
 };
 
@@ -124,6 +125,7 @@ struct mrpsim_drv_stats {
 	u64 tx_bytes;
 	u64 tx_errors;
 	u64 tx_dropped;
+	u64 tx_ring_full;
 	u64 link_events;
 	u64 mrp_loss_events;
 	u64 mrp_regain_events;

@@ -36,6 +36,7 @@ static const struct mrpsim_stat_desc mrpsim_drv_stat_descs[] = {
 	MRPSIM_DRV_STAT(tx_bytes),
 	MRPSIM_DRV_STAT(tx_errors),
 	MRPSIM_DRV_STAT(tx_dropped),
+	MRPSIM_DRV_STAT(tx_ring_full),
 	MRPSIM_DRV_STAT(link_events),
 	MRPSIM_DRV_STAT(mrp_loss_events),
 	MRPSIM_DRV_STAT(mrp_regain_events),

@@ -421,6 +421,9 @@ static netdev_tx_t mrpsim_start_xmit(struct sk_buff *skb,
 
 	if (unlikely(mrpsim_tx_avail(q) < 1)) {
 		netif_stop_queue(netdev);
+		u64_stats_update_begin(&port->xstats.syncp);
+		port->xstats.tx_ring_full++;
+		u64_stats_update_end(&port->xstats.syncp);
 		/* Pairs with the barrier in mrpsim_tx_clean(). */
 		smp_mb();
 		if (mrpsim_tx_avail(q) >= MRPSIM_TX_WAKE_THRESH)
@@ -621,9 +624,21 @@ void mrpsim_port_ring_error(struct mrpsim_port *port)
 static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 {
 	struct mrpsim_port *port = netdev_priv(netdev);
+	struct mrpsim_queue *q = &port->txq;
+	unsigned int mask = q->size - 1;
 
-	netdev_err(netdev, "TX timeout, %u descriptors pending\n",
-		   READ_ONCE(port->txq.tail) - READ_ONCE(port->txq.head));
+	/* Where the driver and the device stand: a device HEAD at TAIL
+	 * means the frames were sent and the completions not reclaimed;
+	 * a TAIL behind the driver's, a doorbell that never came.
+	 */
+	netdev_err(netdev,
+		   "TX timeout, %u descriptors pending: driver head %u tail %u doorbell %u, device head %u tail %u, vector %s\n",
+		   READ_ONCE(q->tail) - READ_ONCE(q->head),
+		   READ_ONCE(q->head) & mask, READ_ONCE(q->tail) & mask,
+		   READ_ONCE(q->doorbell) & mask,
+		   readl(q->regs + MRPSIM_Q_HEAD), readl(q->regs + MRPSIM_Q_TAIL),
+		   mrpsim_read(port->sw, MRPSIM_REG_IRQ_MASK) &
+		   BIT(MRPSIM_VEC_PORT(port->index)) ? "masked" : "unmasked");
 	schedule_work(&port->restart_work);
 }
 
@@ -673,6 +688,7 @@ void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
 	do {
 		start = u64_stats_fetch_begin(&xs->syncp);
 		s->tx_dropped = xs->tx_dropped;
+		s->tx_ring_full = xs->tx_ring_full;
 	} while (u64_stats_fetch_retry(&xs->syncp, start));
 
 	s->link_events = atomic64_read(&es->link_events);
