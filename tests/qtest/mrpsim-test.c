@@ -1215,8 +1215,8 @@ static void test_mrc_fwd(void)
 
 /*
  * An MRA in monitor mode acts as a client: a better manager's MRP_Test
- * frames cross it in hardware and keep its monitor quiet; every other MRP
- * frame goes to its CPU only, as on an MRC.
+ * frames cross it in hardware and keep its monitor quiet, on either port;
+ * every other MRP frame goes to its CPU only, as on an MRC.
  */
 static void test_mra_monitor(void)
 {
@@ -1247,7 +1247,7 @@ static void test_mra_monitor(void)
      * A better manager's test frames on both ring ports every interval:
      * each crosses to the other port, and no loss is seen.
      */
-    for (k = 0; k < 10; k++) {
+    for (k = 0; k < 5; k++) {
         tx(t, a, 0, f, mrp_test_frame(f, sa0, 2 * k));
         wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, k + 1);
         g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, MRP_FRAME_LEN);
@@ -1257,8 +1257,18 @@ static void test_mra_monitor(void)
         g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
         qtest_clock_step(t->qts, IV_US * 1000);
     }
+    /*
+     * The ring is cut next to the MRA: the manager's frames arrive on
+     * port 0 only.  They still prove the manager alive, for both ports.
+     */
+    for (k = 5; k < 10; k++) {
+        tx(t, a, 0, f, mrp_test_frame(f, sa0, 2 * k));
+        wait_cnt(a, 1, MRPSIM_CNT_RX_FRAMES, k + 1);
+        g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), ==, MRP_FRAME_LEN);
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 10);
-    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 10);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 5);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 0);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TEST_TX), ==, 0);
     g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
@@ -1288,6 +1298,12 @@ static void test_mra_monitor(void)
     qtest_clock_step(t->qts, IV_US * 1000);
     expect_ev(t, b, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
     expect_ev(t, b, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
+    /* one frame back on port 1: the manager is back, on both ports */
+    tx(t, a, 1, f, mrp_test_frame(f, sa0, 100));
+    wait_cnt(b, 1, MRPSIM_CNT_MRP_REGAIN, 1);
+    expect_ev(t, b, MRPSIM_EV_MRP_REGAIN, 1, 0, 1);
+    expect_ev(t, b, MRPSIM_EV_MRP_REGAIN, 0, 0, 0);
+    expect_no_ev(t, b);
     shutdown_ctx(t);
 }
 

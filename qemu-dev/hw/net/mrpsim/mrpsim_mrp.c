@@ -171,15 +171,16 @@ static void mrpsim_monitor_tick(MrpsimRing *r)
     }
 }
 
-/* A test frame that counts for the monitor arrived on ring port @which. */
-static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
+/* Ring port @which has seen test frames again: reset its miss counter. */
+static void mrpsim_monitor_seen(MrpsimRing *r, unsigned int which)
 {
     MrpsimState *s = r->s;
-    MrpsimPort *p = &s->port[r->port[which]];
+    MrpsimPort *p;
 
-    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+    if (r->port[which] == MRPSIM_NONE) {
         return;
     }
+    p = &s->port[r->port[which]];
     r->miss[which] = 0;
     if (r->status & mrpsim_lost_bit(which)) {
         r->status &= ~mrpsim_lost_bit(which);
@@ -187,6 +188,26 @@ static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
         trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx,
                                 mrpsim_clock_ns());
         mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx, which);
+    }
+}
+
+/*
+ * A test frame that counts for the monitor arrived on ring port @which.
+ * A manager counts its own frames per port: each port receives those the
+ * other one sent.  An MRA that monitors watches the manager, not the
+ * ring: a better manager's frame on either port is proof of it for both,
+ * as in the bridge's software test, so that a cable cut next to a
+ * monitoring MRA (the manager's frames still arrive on its other port)
+ * is no reason to take over.
+ */
+static void mrpsim_monitor_rx(MrpsimRing *r, unsigned int which)
+{
+    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+        return;
+    }
+    mrpsim_monitor_seen(r, which);
+    if (mrpsim_ring_monitor(r)) {
+        mrpsim_monitor_seen(r, !which);
     }
 }
 
