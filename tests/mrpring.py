@@ -4,7 +4,8 @@ the manager's part, so that it sees exactly what the kernel reports).
 
 Node i is switch i in network namespace n<i>: a bridge br0 over s<i>p0
 (primary ring port) and s<i>p1 (secondary).  Node 0 is the MRM, the others
-are MRCs.  The same scenarios run on the hardware path (mrpsim with its MRP
+are MRCs.  The ring has vm.topo.ring_n nodes (4 unless a test asks for
+more); cable c joins s<c>p1 to s<c+1>p0.  The same scenarios run on the hardware path (mrpsim with its MRP
 engine) and the software fallback (mrpsim with mrp=off, or the driver's
 mrp_offload=0), and on plain veth rings for the bridge patch.
 """
@@ -21,18 +22,23 @@ import time
 
 from vm import Topology
 
-N = 4                 # nodes in the ring
+N = 4                 # nodes in the ring, unless a test asks for more
 RING = 1              # MRP ring id
 PERIOD = 3600000000   # test period, us: longer than any test run
 
 
-def cable_ends(c):
+def nodes(vm):
+    """Number of nodes in the ring of a VM."""
+    return vm.topo.ring_n or N
+
+
+def cable_ends(vm, c):
     """Netdevs of cable c: s<c>p1 -- s<c+1>p0."""
-    return "s%dp1" % c, "s%dp0" % ((c + 1) % N)
+    return "s%dp1" % c, "s%dp0" % ((c + 1) % nodes(vm))
 
 
-def topology(mrp=True, dumps=("s0p0", "s2p0")):
-    t = Topology.ring(N, mrp=mrp)
+def topology(mrp=True, dumps=("s0p0", "s2p0"), n=N):
+    t = Topology.ring(n, mrp=mrp)
     for nd in dumps:
         t.dump(nd, nd + ".pcap")
     return t
@@ -51,13 +57,14 @@ def in_ns(i, cmd):
 def build_nodes(vm, ports=("s%dp0", "s%dp1")):
     """Namespaces and bridges; ports already exist in the init namespace.
     One ip -batch per namespace: spawning processes is slow in the guest."""
+    n = nodes(vm)
     init = []
-    for i in range(N):
+    for i in range(n):
         init += ["netns add %s" % ns(i),
                  "link set %s netns %s" % (ports[0] % i, ns(i)),
                  "link set %s netns %s" % (ports[1] % i, ns(i))]
     script = ["set -e", "ip -batch - <<EOF"] + init + ["EOF"]
-    for i in range(N):
+    for i in range(n):
         p, s = ports[0] % i, ports[1] % i
         script += ["ip -n %s -batch - <<EOF" % ns(i),
                    "link add br0 type bridge",
@@ -71,26 +78,101 @@ def build_nodes(vm, ports=("s%dp0", "s%dp1")):
     vm.check("\n".join(script))
 
 
+def nsx(i, cmd):
+    """A guest shell command line run in node i's namespace (nsenter:
+    starting ip for "ip netns exec" costs seconds in a debug guest)."""
+    return "nsenter --net=/run/netns/%s %s" % (ns(i), cmd)
+
+
 def start_mrpd(vm):
     """mrpd in every node (one per network namespace)."""
-    vm.check("for i in $(seq 0 %d); do ip netns exec n$i mrpd -D "
-             "-l /tmp/mrpd-n$i.log || exit 1; done" % (N - 1))
+    vm.check("for i in $(seq 0 %d); do nsenter --net=/run/netns/n$i mrpd "
+             "-D -l /tmp/mrpd-n$i.log || exit 1; done" % (nodes(vm) - 1))
 
 
-def mrpd_rings(vm, interval=None, profile=200, react=None):
-    """(Re)create the ring in every node's mrpd, clients first, node 0 the
-    manager; interval overrides the profile's test interval (us), react
+def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):
+    """(Re)create the ring in every node's mrpd: node 0 the manager (or the
+    roles given as {node: "mra prio 0x9000", ...}), the other nodes
+    clients.  interval overrides the profile's test interval (us), react
     (0 or 1) whether the manager reacts to MRP_LinkChange (mrpd's default
-    when None)."""
+    when None).
+
+    The ring is closed last, as when a ring is commissioned: with one cable
+    cut, the nodes are configured all at once, then the cable comes back.
+    A node not configured yet floods MRP frames like any multicast, in
+    software: on a closed ring, a client's MRP_LinkUp would circulate with
+    no manager to take it, and the manager's test frames would cross every
+    node still waiting, a slow, lossy CPU path at 1 ms test intervals,
+    until the last node is configured (seconds in a TCG guest)."""
+    n = nodes(vm)
     extra = " interval %d max-miss 3" % interval if interval else ""
-    for i in reversed(range(N)):
-        role = "mrc"
-        if i == 0:
-            role = "mrm" if react is None else "mrm react %d" % react
-        vm.check(in_ns(i, "mrpctl del br0 ring %d >/dev/null 2>&1; "
-                       "mrpctl add br0 ring %d primary s%dp0 secondary "
-                       "s%dp1 role %s profile %d%s"
-                       % (RING, RING, i, i, role, profile, extra)))
+    roles = dict(roles or {0: "mrm"})
+    if react is not None:
+        roles = {i: r + " react %d" % react if r.startswith("mrm") else r
+                 for i, r in roles.items()}
+    cmds = []
+    for i in range(n):
+        cmds.append("{ %s; %s || echo \"node %d failed\"; } &" % (
+            nsx(i, "mrpctl del br0 ring %d >/dev/null 2>&1" % RING),
+            nsx(i, "mrpctl add br0 ring %d primary s%dp0 secondary s%dp1 "
+                "role %s profile %d%s" % (RING, i, i, roles.get(i, "mrc"),
+                                         profile, extra)), i))
+    ends = cable_ends(vm, n // 2) if vm.topo.switches else ()
+    for nd in ends:
+        vm.set_link(nd, False)
+    try:
+        out = vm.check("\n".join(cmds + ["wait"]))
+    finally:
+        for nd in ends:
+            vm.set_link(nd, True)
+    assert "failed" not in out, out
+
+
+def settle(vm, quiet_ms, tries=10, node=0):
+    """Wait until the manager's ports stay quiet (no ring-open report) for
+    quiet_ms.  Returns how many windows saw a ring-open report before
+    that; fails after tries windows."""
+    flaps = 0
+    for _ in range(tries):
+        status, out = vm.run(nsx(node, "mrpctl -j monitor --open --count 1 "
+                                 "--timeout %d" % quiet_ms), timeout=120)
+        if status == 3:                 # timed out: nothing reported
+            return flaps
+        assert status == 0, "mrpctl monitor failed (%d): %s" % (status, out)
+        flaps += 1
+        wait_ring(vm, node, "ring", "closed")
+    raise AssertionError("the ring never stayed closed for %d ms (%d tries)"
+                         % (quiet_ms, tries))
+
+
+def mrpd_state(vm, which=None):
+    """{node: mrpd's JSON state of ring RING} for every node (or the nodes
+    in which), read with one guest command."""
+    which = list(range(nodes(vm))) if which is None else list(which)
+    out = vm.check("\n".join(
+        "echo \"@@node %d\"; %s" % (i, nsx(i, "mrpctl -j show"))
+        for i in which))
+    state, node = {}, None
+    for line in out.splitlines():
+        if line.startswith("@@node "):
+            node = int(line.split()[1])
+        elif line.startswith("{") and node is not None:
+            for r in json.loads(line)["rings"]:
+                if r["bridge"] == "br0" and r["ring"] == RING:
+                    state[node] = r
+    missing = set(which) - set(state)
+    assert not missing, "no ring in mrpd on nodes %s:\n%s" % (
+        sorted(missing), out)
+    return state
+
+
+def wait_ring(vm, node, key, value, timeout_ms=30000):
+    """Wait in node's mrpd until its ring gets there (mrpctl wait)."""
+    status, out = vm.run(nsx(node, "mrpctl wait br0 ring %d %s %s timeout "
+                             "%d" % (RING, key, value, timeout_ms)),
+                         timeout=timeout_ms / 1000 + 60)
+    assert status == 0, "node %d: ring never got %s %s in %d ms: %s" % (
+        node, key, value, timeout_ms, out)
 
 
 def bring_up(vm, interval, driver_args=""):
@@ -103,7 +185,7 @@ def bring_up(vm, interval, driver_args=""):
 def configure_mrp(vm, interval, max_miss=3, ports=("s%dp0", "s%dp1")):
     """MRM on node 0 (secondary blocked, ring closed), MRCs elsewhere.
     The MRCs first, so that the ring is whole when the test starts."""
-    for i in reversed(range(N)):
+    for i in reversed(range(nodes(vm))):
         p, s = ports[0] % i, ports[1] % i
         role = "mrm" if i == 0 else "mrc"
         cmds = ["mrpctl kernel add br0 ring %d primary %s secondary %s" %
@@ -179,7 +261,7 @@ def cut_and_restore(vm, cable, both_ends):
     """Cut a cable (one or both ends): both MRM ports report ring open
     and the manager unblocks its secondary; restore it: both report ring
     closed and the manager blocks it again."""
-    a, b = cable_ends(cable)
+    a, b = cable_ends(vm, cable)
     ends = [a, b] if both_ends else [a]
     arm(vm, True, mrm_open_cmd())
     for nd in ends:
@@ -239,7 +321,7 @@ def loop_is_seen(vm, secondary="s0p1", pcap="s2p0", timeout=30):
         # MRP_TopologyChange and every node flushes its FDB; the test
         # plays the manager, so it flushes them.
         vm.check("for i in $(seq 0 %d); do ip -n n$i link set br0 type "
-                 "bridge fdb_flush || exit 1; done" % (N - 1))
+                 "bridge fdb_flush || exit 1; done" % (nodes(vm) - 1))
     # The storm is over once a frame can cross the ring again.
     vm.check(in_ns(1, "wait_for 20000 ping -c 1 -W 1 10.0.0.3"))
 
@@ -261,7 +343,7 @@ def storm_detector_sees_a_loop(vm):
 def cut_every_cable(vm, both_ends):
     """Every cable in turn; the MRM sees the same notifications on either
     path: both ports open, then both closed."""
-    for c in range(N):
+    for c in range(nodes(vm)):
         evs = cut_and_restore(vm, c, both_ends)
         got = [(e["ifname"], e["ring_open"]) for e in evs]
         assert sorted(got[:2]) == [("s0p0", True), ("s0p1", True)] and \
@@ -398,3 +480,10 @@ def sw_interval_us(vm, interval):
 
 def pcap_path(vm, netdev):
     return os.path.join(vm.workdir, netdev + ".pcap")
+
+
+def vm_ping(vm, a, b, timeout_ms=20000):
+    """Node a reaches node b's address (retrying for timeout_ms)."""
+    vm.check(nsx(a, "sh -c '. /mrpsim/lib.sh; wait_for %d ping -c 1 -W 1 "
+                 "10.0.0.%d'" % (timeout_ms, b + 1)),
+             timeout=timeout_ms / 1000 + 60)

@@ -43,6 +43,9 @@ SPLAT_PATTERNS = [
     r"INFO: task .* blocked", r"hung_task", r"list_add corruption",
     r"list_del corruption", r"ODEBUG: ",
     r"scheduling while atomic", r"refcount_t: ", r"unregister_netdevice: waiting",
+    # A transmit queue that stalled (the watchdog's WARNING comes only once
+    # per boot; the driver's own message every time).
+    r"NETDEV WATCHDOG", r"TX timeout",
 ]
 SPLAT_RE = re.compile("|".join(SPLAT_PATTERNS))
 
@@ -58,7 +61,11 @@ class Topology:
     def __init__(self):
         self.switches = []   # dicts: ports, mrp, extra device options
         self.cables = []     # ((sw, port), (sw, port))
-        self.dumps = []      # (netdev, pcap file)
+        self.dumps = []      # (netdev, pcap file, queue)
+        self.ring_n = 0      # switches 0..ring_n-1 form a ring (ring())
+        self.extra = []      # more QEMU arguments (host-side netdevs)
+        self.traces = []     # QEMU trace events logged to trace_file
+        self.trace_file = "trace.log"
 
     def switch(self, ports=2, mrp=True, **opts):
         self.switches.append({"ports": ports, "mrp": mrp, "opts": opts})
@@ -73,12 +80,35 @@ class Topology:
                     raise ValueError("s%dp%d cabled twice" % (sw, port))
         self.cables.append((a, b))
 
-    def dump(self, netdev, path):
+    def dump(self, netdev, path, queue="all"):
         """Record what crosses netdev (a cable end) into a pcap file
-        (a relative path is relative to the VM's work directory)."""
-        self.dumps.append((netdev, path))
+        (a relative path is relative to the VM's work directory).  With
+        queue "rx", only what the switch port puts on the cable (the
+        hubport receives it); "tx", only what the port receives."""
+        self.dumps.append((netdev, path, queue))
 
-    SLOT0 = 0x10   # PCI slot of switch 0; tests/guest/lib.sh knows it too
+    def trace(self, *events):
+        """Log these QEMU trace events (patterns) to trace_file in the
+        VM's work directory, stamped with the host's clock."""
+        self.traces += events
+
+    # Switches 0..15 sit on PCI bus 0 from slot 0x10; the others behind
+    # PCI-PCI bridges on bus 0 from slot 0x08, 31 switches per bridge.
+    # The guest names ports after the switch's MAC (tests/guest/lib.sh),
+    # not after its PCI address.
+    SLOT0 = 0x10
+    BUS0_SWITCHES = 16
+    BRIDGE_SLOT0 = 0x08
+    PER_BRIDGE = 31
+    MAX_SWITCHES = BUS0_SWITCHES + PER_BRIDGE * (SLOT0 - BRIDGE_SLOT0)
+
+    @classmethod
+    def pci_addr(cls, i):
+        """(bus id, slot) of switch i: bus None is the root bus."""
+        if i < cls.BUS0_SWITCHES:
+            return None, cls.SLOT0 + i
+        b, k = divmod(i - cls.BUS0_SWITCHES, cls.PER_BRIDGE)
+        return "pb%d" % b, 1 + k
 
     @staticmethod
     def netdev(sw, port):
@@ -96,6 +126,7 @@ class Topology:
             t.switch(ports=ports, mrp=mrp)
         for i in range(n):
             t.cable((i, 1), ((i + 1) % n, 0))
+        t.ring_n = n
         return t
 
     @classmethod
@@ -109,6 +140,8 @@ class Topology:
         return t
 
     def qemu_args(self, workdir="."):
+        if len(self.switches) > self.MAX_SWITCHES:
+            raise ValueError("at most %d switches" % self.MAX_SWITCHES)
         args = []
         cabled = {}
         for hub, (a, b) in enumerate(self.cables):
@@ -116,21 +149,41 @@ class Topology:
                 nd = self.netdev(sw, port)
                 args += ["-netdev", "hubport,id=%s,hubid=%d" % (nd, 100 + hub)]
                 cabled[(sw, port)] = nd
+        bridges = set()
         for i, sw in enumerate(self.switches):
-            dev = ["mrpsim", "id=sw%d" % i, "addr=0x%x" % (self.SLOT0 + i),
+            bus, slot = self.pci_addr(i)
+            if bus and bus not in bridges:
+                b = len(bridges)
+                args += ["-device", "pci-bridge,id=%s,chassis_nr=%d,addr=0x%x"
+                         % (bus, b + 1, self.BRIDGE_SLOT0 + b)]
+                bridges.add(bus)
+            dev = ["mrpsim", "id=sw%d" % i, "addr=0x%x" % slot,
                    "ports=%d" % sw["ports"],
                    "mac=%s" % self.mac(i),
                    "mrp=%s" % ("on" if sw["mrp"] else "off")]
+            if bus:
+                dev.append("bus=%s" % bus)
             dev += ["%s=%s" % kv for kv in sorted(sw["opts"].items())]
             for p in range(sw["ports"]):
                 if (i, p) in cabled:
                     dev.append("netdev%d=%s" % (p, cabled[(i, p)]))
             args += ["-device", ",".join(dev)]
-        for n, (nd, path) in enumerate(self.dumps):
+        for n, (nd, path, queue) in enumerate(self.dumps):
             args += ["-object",
-                     "filter-dump,id=dump%d,netdev=%s,file=%s" % (
-                         n, nd, os.path.join(workdir, path))]
-        return args
+                     "filter-dump,id=dump%d,netdev=%s,queue=%s,file=%s" % (
+                         n, nd, queue, os.path.join(workdir, path))]
+        for ev in self.traces:
+            args += ["-trace", ev]
+        if self.traces:
+            args += ["-D", os.path.join(workdir, self.trace_file)]
+        return args + list(self.extra)
+
+    def guest_memory(self):
+        """MiB for a debug guest with these switches: every port keeps 256
+        2 KiB receive buffers, and every ring node has a namespace, a
+        bridge and an mrpd."""
+        ports = sum(sw["ports"] for sw in self.switches)
+        return max(512, 384 + 6 * ports + 4 * self.ring_n)
 
 
 def _run_script(script, *args):
@@ -201,7 +254,7 @@ class QMP:
 class VM:
     """One QEMU process running the guest with a Topology of switches."""
 
-    def __init__(self, topo, workdir=None, memory=512, smp=2, append="",
+    def __init__(self, topo, workdir=None, memory=None, smp=2, append="",
                  boot_timeout=300, qemu_extra=()):
         self.topo = topo
         self.qemu, self.kernel, self.initrd = default_paths()
@@ -222,7 +275,8 @@ class VM:
         cmdline = ("console=ttyS0 panic=-1 oops=panic mrpsim.agent "
                    "tsc=reliable " + append)
         self.argv = [
-            self.qemu, "-M", "pc", "-m", str(memory), "-smp", str(smp),
+            self.qemu, "-M", "pc", "-m", str(memory or topo.guest_memory()),
+            "-smp", str(smp),
             "-nodefaults", "-no-reboot", "-display", "none",
             "-L", "/usr/share/seabios", "-L", "/usr/share/qemu",
             "-kernel", self.kernel, "-initrd", self.initrd,

@@ -42,7 +42,7 @@ def test_wire_frames_decode(vm):
 def test_ring_closed_secondary_blocked(vm):
     assert R.port_state(vm, 0, "s0p1") == "blocking"
     assert R.port_state(vm, 0, "s0p0") == "forwarding"
-    for i in range(1, R.N):
+    for i in range(1, R.nodes(vm)):
         for p in (0, 1):
             assert R.port_state(vm, i, "s%dp%d" % (i, p)) == "forwarding"
 
@@ -72,8 +72,8 @@ def test_no_test_frame_reaches_mrm_cpu(vm):
 def test_module_param_forces_software(vm):
     # Same hardware, driver told not to offload: the bridge's software
     # path takes over and behaves the same.
-    vm.check("killall mrpctl; for i in 0 1 2 3; do ip netns del n$i; done; "
-             "rmmod mrpsim")
+    vm.check("killall mrpctl; for i in $(seq 0 %d); do ip netns del n$i; "
+             "done; rmmod mrpsim" % (R.nodes(vm) - 1))
     R.bring_up(vm, 10 * INTERVAL, "mrp_offload=0")   # as test_mrp_sw.py
     vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0

@@ -14,7 +14,9 @@ PORTS_0 = ("v0a", "v0b")   # the MRM's
 
 
 def topology():
-    return Topology()     # no mrpsim switch: veth only
+    t = Topology()        # no mrpsim switch: veth only
+    t.ring_n = R.N
+    return t
 
 
 def setup(vm):

@@ -1,13 +1,12 @@
 # Shell helpers for guest-side tests.  Source: . /mrpsim/lib.sh
-# Port netdevs are renamed s<i>p<j>: switch i sits in PCI slot 0x10 + i
-# (tests/vm.py places it there), j comes from the driver's phys_port_name.
-
-MRPSIM_SLOT0=16
+# Port netdevs are renamed s<i>p<j>: tests/vm.py gives switch i the base
+# MAC 52:54:00:4d:<i>:00, its switch id (phys_switch_id); j comes from the
+# driver's phys_port_name.
 
 # Name every mrpsim port s<i>p<j> (one ip process: spawning is slow
 # under TCG with a debug kernel).
 name_ports() {
-	local dev pn slot i
+	local dev pn id i
 	for dev in /sys/class/net/*; do
 		[ -e "$dev/device/driver" ] || continue
 		case "$(readlink "$dev/device/driver")" in
@@ -15,11 +14,10 @@ name_ports() {
 		*) continue ;;
 		esac
 		read -r pn <"$dev/phys_port_name" 2>/dev/null || continue
-		slot=$(readlink "$dev/device")
-		slot=${slot##*/}	# 0000:00:SS.0
-		slot=${slot#*:*:}
-		slot=${slot%.*}
-		i=$((0x$slot - MRPSIM_SLOT0))
+		read -r id <"$dev/phys_switch_id" 2>/dev/null || continue
+		# 5254004dXX00: switch XX
+		i=${id#5254004d}
+		i=$((0x${i%00}))
 		[ "${dev##*/}" = "s${i}${pn}" ] ||
 			echo "link set ${dev##*/} name s${i}${pn}"
 	done | ip -batch -
@@ -79,6 +77,13 @@ stat_gt() {
 	local v
 	v=$(ethtool_stat "$1" "$2") || return 1
 	[ "$v" -gt "$3" ]
+}
+
+# tx_idle DEV: the driver has no TX descriptor posted and not completed,
+# nor posted without a doorbell (for wait_for, once traffic stopped).
+tx_idle() {
+	[ "$(ethtool_stat "$1" tx_pending)" = 0 ] &&
+		[ "$(ethtool_stat "$1" tx_unsignalled)" = 0 ]
 }
 
 # await_ports VALUE PORT...: read `mrpctl -j monitor` lines on stdin until
