@@ -244,6 +244,19 @@ static void test_req(struct mrp_sm *sm, uint64_t now, uint32_t interval,
 	arm(sm, MRP_T_TEST, now + interval);
 }
 
+/*
+ * The same, and start the kernel's test over even if its interval did not
+ * change: the bridge's software test then counts its misses from zero.
+ */
+static void test_restart(struct mrp_sm *sm, uint64_t now, uint32_t interval,
+			 struct mrp_actions *out)
+{
+	sm->test_interval = interval;
+	sm->test_monitor = false;
+	emit_test(sm, now, out);
+	arm(sm, MRP_T_TEST, now + interval);
+}
+
 /* Ask the kernel to watch for a better manager's MRP_Test (MRA as MRC). */
 static void test_monitor_req(struct mrp_sm *sm, uint64_t now,
 			     struct mrp_actions *out)
@@ -401,7 +414,14 @@ static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 			set_mrm_state(sm, MRM_AC_STAT1, out);
 		} else if (up && !on_prim) {
 			sm->no_tc = true;
-			test_req(sm, now, tst, out);
+			/*
+			 * The ring is taken as closed before any test frame
+			 * came back.  The kernel's test counted misses all the
+			 * time the ring was open: unless it starts over, it
+			 * reports a loss at its next interval, while the
+			 * client behind the link that came up still blocks it.
+			 */
+			test_restart(sm, now, tst, out);
 			set_mrm_state(sm, MRM_CHK_RC, out);
 			/*
 			 * Before mrpd took them over the ports forwarded as
