@@ -11,7 +11,7 @@ set -euo pipefail
 KSRC_PKG=${KSRC_PKG:-linux-source-6.1}
 DEBUG=${DEBUG:-1}
 SRC=$BUILD/$KSRC_PKG
-OBJ=$BUILD/kobj-$KSRC_PKG$([ "$DEBUG" = 1 ] && echo -debug)
+OBJ=$BUILD/kobj-$KSRC_PKG$(if [ "$DEBUG" = 1 ]; then echo -debug; fi)
 TARBALL=/usr/src/$KSRC_PKG.tar.xz
 FRAGS=("$TOP/kernel/mrpsim.config")
 [ "$DEBUG" = 1 ] && FRAGS+=("$TOP/kernel/debug.config")
