@@ -21,6 +21,9 @@
 
 #include "mrpsim.h"
 
+#define CREATE_TRACE_POINTS
+#include "mrpsim_trace.h"
+
 static bool mrp_offload = true;
 module_param(mrp_offload, bool, 0444);
 MODULE_PARM_DESC(mrp_offload,
@@ -88,6 +91,8 @@ static void mrpsim_handle_event(struct mrpsim *sw,
 {
 	struct mrpsim_port *port = NULL;
 
+	trace_mrpsim_event(sw->pdev, ev->type, ev->port, ev->ring,
+			   le32_to_cpu(ev->data));
 	if (ev->port < sw->num_ports)
 		port = sw->ports[ev->port];
 

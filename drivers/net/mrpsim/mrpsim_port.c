@@ -21,6 +21,7 @@
 #include <uapi/linux/mrp_bridge.h>
 
 #include "mrpsim.h"
+#include "mrpsim_trace.h"
 
 /* Start of an MRP PDU (IEC 62439-2): the version, then the first TLV. */
 struct mrpsim_mrp_pdu_start {
@@ -481,6 +482,7 @@ void mrpsim_port_apply_state(struct mrpsim_port *port)
 	if (port->hw_up)
 		ctrl |= MRPSIM_PORT_CTRL_EN;
 	ctrl |= FIELD_PREP(MRPSIM_PORT_CTRL_STATE_MASK, state);
+	trace_mrpsim_port_ctrl(port->netdev, port->hw_up, state);
 	mrpsim_port_write(port, MRPSIM_PORT_CTRL, ctrl);
 }
 
