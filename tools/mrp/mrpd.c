@@ -899,6 +899,11 @@ static void handle_packet(void)
 			r->c.rx_foreign++;
 			continue;
 		}
+		if (pdu.type != MRP_TLV_TEST)
+			DBG("%s: %s seq %u from %02x:%02x:%02x:%02x:%02x:%02x",
+			    r->port[pi].name, mrp_tlv_name(pdu.type), pdu.seq,
+			    pdu.src[0], pdu.src[1], pdu.src[2], pdu.src[3],
+			    pdu.src[4], pdu.src[5]);
 		mrp_sm_frame(&r->sm, now_us(), pi, &pdu, &acts);
 		apply(r, &acts);
 	}
