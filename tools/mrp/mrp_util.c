@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <errno.h>
+#include <linux/filter.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +185,20 @@ int mrp_split(char *line, char **argv, int max)
 			*p++ = 0;
 	}
 	return n;
+}
+
+int mrp_filter_mrp(int fd)
+{
+	static struct sock_filter code[] = {
+		{ 0x28, 0, 0, 0x0000000c },	/* ldh [12] */
+		{ 0x15, 0, 1, 0x000088e3 },	/* jeq #0x88e3 */
+		{ 0x06, 0, 0, 0x0000ffff },	/* ret #65535 */
+		{ 0x06, 0, 0, 0x00000000 },	/* ret #0 */
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)) < 0)
+		return -errno;
+	return 0;
 }

@@ -47,6 +47,11 @@ void sb_json_str(struct sbuf *b, const char *s);
 /* Abstract unix address "@name" for the control socket. */
 socklen_t mrp_ctl_addr(const char *name, struct sockaddr_un *sun);
 
+/* Let only MRP frames (EtherType 0x88E3) into packet socket fd: a
+ * classic BPF filter, so that the kernel queues nothing else.  0 or
+ * -errno. */
+int mrp_filter_mrp(int fd);
+
 /* Split a line into at most max words (modifies line). Returns count,
  * -1 if there are more than max words. */
 int mrp_split(char *line, char **argv, int max);

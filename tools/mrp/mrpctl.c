@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <linux/filter.h>
 #include <linux/if_bridge.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -739,17 +738,10 @@ struct cap {
  */
 static int open_capture_socket(void)
 {
-	/* accept EtherType 0x88E3 only */
-	static struct sock_filter code[] = {
-		{ 0x28, 0, 0, 0x0000000c },	/* ldh [12] */
-		{ 0x15, 0, 1, 0x000088e3 },	/* jeq #0x88e3 */
-		{ 0x06, 0, 0, 0x0000ffff },	/* ret #65535 */
-		{ 0x06, 0, 0, 0x00000000 },	/* ret #0 */
-	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
 	struct sockaddr_ll sll;
 	int sz = CAP_RCVBUF;
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int e;
 
 	if (fd < 0)
 		return -errno;
@@ -759,11 +751,10 @@ static int open_capture_socket(void)
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
-	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-		       sizeof(prog)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		int e = -errno;
-
+	e = mrp_filter_mrp(fd);
+	if (!e && bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
+		e = -errno;
+	if (e) {
 		close(fd);
 		return e;
 	}

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/rtnetlink.h>
@@ -1511,24 +1510,15 @@ static int add_fd(int fd, int tag)
 
 static int open_packet_socket(void)
 {
-	/* accept EtherType 0x88E3 only */
-	static struct sock_filter code[] = {
-		{ 0x28, 0, 0, 0x0000000c },	/* ldh [12] */
-		{ 0x15, 0, 1, 0x000088e3 },	/* jeq #0x88e3 */
-		{ 0x06, 0, 0, 0x0000ffff },	/* ret #65535 */
-		{ 0x06, 0, 0, 0x00000000 },	/* ret #0 */
-	};
-	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
 	int prio = 7;
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			htons(MRP_ETHERTYPE));
+	int e;
 
 	if (fd < 0)
 		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
-		       sizeof(prog)) < 0) {
-		int e = -errno;
-
+	e = mrp_filter_mrp(fd);
+	if (e) {
 		close(fd);
 		return e;
 	}

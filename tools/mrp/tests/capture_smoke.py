@@ -20,7 +20,9 @@ import sys
 import tempfile
 import time
 
-results = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from smoke import in_own_netns, report, sh, summary  # noqa: E402
+
 
 DST_TEST = bytes.fromhex("01154e000001")
 DST_CTRL = bytes.fromhex("01154e000002")
@@ -28,19 +30,6 @@ SRC = bytes.fromhex("020000aa0001")
 SA = bytes.fromhex("020000aa0000")
 OTHER = bytes.fromhex("020000bb0000")
 DOMAIN = b"\xff" * 16
-
-
-def report(ok, name, detail=""):
-    results.append(bool(ok))
-    print(("ok - " if ok else "not ok - ") + name)
-    if not ok and detail:
-        for line in str(detail).splitlines()[:40]:
-            print("  " + line)
-    sys.stdout.flush()
-
-
-def skip(name, why):
-    print("skip - %s (%s)" % (name, why))
 
 
 def mac(b):
@@ -109,14 +98,6 @@ SENT = [
           error="TLV length out of bounds")),
 ]
 EXPECTED = [e for _, e in SENT if e]
-
-
-def sh(*cmd):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=30)
-    if r.returncode:
-        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr))
-    return r
 
 
 def listening(pid):
@@ -232,21 +213,9 @@ def send(sock, frames):
 def main():
     bdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     mrpctl = os.path.join(bdir, "mrpctl")
-    if os.environ.get("MRP_CAPTURE_INNER") != "1":
-        if os.geteuid() != 0:
-            skip("capture test", "needs root")
-            return 0
-        try:
-            r = subprocess.run(["unshare", "-n", "true"])
-        except FileNotFoundError:
-            r = None
-        if r is None or r.returncode:
-            skip("capture test", "unshare -n unavailable")
-            return 0
-        env = dict(os.environ, MRP_CAPTURE_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable,
-                               os.path.abspath(__file__), bdir],
-                              env=env).returncode
+    rc = in_own_netns("capture test", __file__, [bdir])
+    if rc is not None:
+        return rc
 
     cap = [mrpctl, "capture"]
     sh("ip", "link", "set", "lo", "up")
@@ -348,8 +317,7 @@ def main():
     r = subprocess.run([mrpctl, "--help"], stdout=subprocess.PIPE, text=True)
     report("mrpctl capture" in r.stdout, "mrpctl --help documents capture")
     tx.close()
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":

@@ -18,28 +18,8 @@ import subprocess
 import sys
 import time
 
-results = []
-
-
-def report(ok, name, detail=""):
-    results.append(ok)
-    print(("ok - " if ok else "not ok - ") + name)
-    if not ok and detail:
-        for line in str(detail).splitlines():
-            print("  " + line)
-    sys.stdout.flush()
-
-
-def skip(name, why):
-    print("skip - %s (%s)" % (name, why))
-
-
-def sh(*cmd, check=True):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=30)
-    if check and r.returncode:
-        raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr))
-    return r
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from smoke import in_own_netns, report, sh, summary  # noqa: E402
 
 
 def talk(name, data, timeout=5.0):
@@ -64,21 +44,9 @@ def main():
     bdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     mrpd = os.path.join(bdir, "mrpd")
     mrpctl = os.path.join(bdir, "mrpctl")
-    if os.environ.get("MRP_SMOKE_INNER") != "1":
-        if os.geteuid() != 0:
-            skip("daemon smoke test", "needs root")
-            return 0
-        try:
-            r = subprocess.run(["unshare", "-n", "true"])
-        except FileNotFoundError:
-            r = None
-        if r is None or r.returncode:
-            skip("daemon smoke test", "unshare -n unavailable")
-            return 0
-        env = dict(os.environ, MRP_SMOKE_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable,
-                               os.path.abspath(__file__), bdir],
-                              env=env).returncode
+    rc = in_own_netns("daemon smoke test", __file__, [bdir])
+    if rc is not None:
+        return rc
 
     sock = "mrpd-smoke-%d" % os.getpid()
     pidfile = "/tmp/%s.pid" % sock
@@ -282,8 +250,7 @@ def main():
     log = open(logfile).read()
     report("mrpd exiting" in log, "exit is logged", log[-2000:])
     os.unlink(logfile)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return summary()
 
 
 if __name__ == "__main__":
