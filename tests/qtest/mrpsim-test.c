@@ -262,6 +262,15 @@ static void port_rings(Ctx *t, Sw *sw, int port, uint16_t rxlen)
     pwr(sw, port, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL, RING_SIZE - 1);
 }
 
+/* RX and TX rings on both ports of two switches */
+static void two_port_rings(Ctx *t, Sw *a, Sw *b)
+{
+    port_rings(t, a, 0, BUF_SIZE);
+    port_rings(t, a, 1, BUF_SIZE);
+    port_rings(t, b, 0, BUF_SIZE);
+    port_rings(t, b, 1, BUF_SIZE);
+}
+
 static void evq_setup(Ctx *t, Sw *sw, uint32_t size)
 {
     ring_alloc(t, &sw->evq, size, MRPSIM_EVENT_SIZE, false);
@@ -1055,10 +1064,7 @@ static void test_mrm_loss(void)
     int k;
 
     evq_setup(t, a, EVQ_SIZE);
-    port_rings(t, a, 0, BUF_SIZE);
-    port_rings(t, a, 1, BUF_SIZE);
-    port_rings(t, b, 0, BUF_SIZE);
-    port_rings(t, b, 1, BUF_SIZE);
+    two_port_rings(t, a, b);
     /* sw1 is an MRC on its two ports: sw0 p0 - sw1 p0 ... sw1 p1 - sw0 p1 */
     mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
     mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
@@ -1144,10 +1150,7 @@ static void test_mrc_fwd(void)
     uint32_t meta;
     unsigned int i;
 
-    port_rings(t, a, 0, BUF_SIZE);
-    port_rings(t, a, 1, BUF_SIZE);
-    port_rings(t, b, 0, BUF_SIZE);
-    port_rings(t, b, 1, BUF_SIZE);
+    two_port_rings(t, a, b);
     mwr(b, 1, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
     mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
     /* the MRC's ports are blocking: MRP frames still pass */
@@ -1171,6 +1174,20 @@ static void test_mrc_fwd(void)
     wait_cnt(a, 0, MRPSIM_CNT_RX_FRAMES, 1);
     g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
     g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_MRP_FWD), ==, 1);
+
+    /*
+     * sw1's own MRP_Test (sent while it was a manager) came back round:
+     * terminated, not forwarded a second time.
+     */
+    mwr(b, 1, MRPSIM_MRP_SA_LO, ldl_le_p(sa0));
+    mwr(b, 1, MRPSIM_MRP_SA_HI, lduw_le_p(sa0 + 4));
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    wait_cnt(b, 0, MRPSIM_CNT_MRP_TEST_RX, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 1);
+    g_assert_cmpint(rx(t, b, 0, g, NULL, NULL), ==, -1);
+    mwr(b, 1, MRPSIM_MRP_SA_LO, 0);
+    mwr(b, 1, MRPSIM_MRP_SA_HI, 0);
 
     /*
      * Every other MRP frame goes to sw1's CPU only, for the bridge to
@@ -1228,10 +1245,7 @@ static void test_mra_monitor(void)
     int k;
 
     evq_setup(t, b, EVQ_SIZE);
-    port_rings(t, a, 0, BUF_SIZE);
-    port_rings(t, a, 1, BUF_SIZE);
-    port_rings(t, b, 0, BUF_SIZE);
-    port_rings(t, b, 1, BUF_SIZE);
+    two_port_rings(t, a, b);
     mwr(b, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRA);
     mwr(b, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
     mwr(b, 0, MRPSIM_MRP_PRIO, 0xa000);

@@ -627,6 +627,15 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
             }
             return true;
         }
+        if (own) {
+            /*
+             * Sent while this instance was a manager (an MRA that has
+             * given way) and back round the ring: forwarding it would
+             * send it round a second time.
+             */
+            p->cnt[MRPSIM_CNT_MRP_TEST_RX]++;
+            return true;
+        }
         if (mrpsim_ring_monitor(r) && mrpsim_better(r, prio, sa)) {
             mrpsim_monitor_rx(r, which);
         }
