@@ -32,9 +32,33 @@ def nodes(vm):
     return vm.topo.ring_n or N
 
 
+def ring_ports(vm):
+    """Name patterns of node i's primary and secondary ring ports: the
+    switch ports s<i>p0 and s<i>p1, or what a test set in vm.ring_ports
+    (veth pairs)."""
+    return getattr(vm, "ring_ports", ("s%dp0", "s%dp1"))
+
+
 def cable_ends(vm, c):
-    """Netdevs of cable c: s<c>p1 -- s<c+1>p0."""
-    return "s%dp1" % c, "s%dp0" % ((c + 1) % nodes(vm))
+    """Ports at the ends of cable c: node c's secondary (s<c>p1), node
+    c+1's primary (s<c+1>p0).  For switch ports these are also the QEMU
+    netdevs of the cable."""
+    p = ring_ports(vm)
+    return p[1] % c, p[0] % ((c + 1) % nodes(vm))
+
+
+def cut(vm, c, up=False):
+    """Cut cable c at both ends (up=True: restore it): the host sets the
+    QEMU links of a switch cable, a veth pair is set down in the guest."""
+    a, b = cable_ends(vm, c)
+    if vm.topo.switches:
+        vm.set_link(a, up)
+        vm.set_link(b, up)
+    else:
+        n = nodes(vm)
+        vm.check("ip -n %s link set %s %s && ip -n %s link set %s %s" % (
+            ns(c), a, "up" if up else "down", ns((c + 1) % n), b,
+            "up" if up else "down"))
 
 
 def topology(mrp=True, dumps=("s0p0", "s2p0"), n=N):
@@ -84,6 +108,13 @@ def nsx(i, cmd):
     return "nsenter --net=/run/netns/%s %s" % (ns(i), cmd)
 
 
+def kernel_del(vm):
+    """Delete the ring configure_mrp() made through the kernel API, on
+    every node (the ports go back to forwarding)."""
+    vm.check("\n".join(nsx(i, "mrpctl kernel del br0 ring %d || exit 1" %
+                            RING) for i in range(nodes(vm))))
+
+
 def start_mrpd(vm):
     """mrpd in every node (one per network namespace)."""
     vm.check("for i in $(seq 0 %d); do nsenter --net=/run/netns/n$i mrpd "
@@ -105,6 +136,7 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):
     node still waiting, a slow, lossy CPU path at 1 ms test intervals,
     until the last node is configured (seconds in a TCG guest)."""
     n = nodes(vm)
+    ports = ring_ports(vm)
     extra = " interval %d max-miss 3" % interval if interval else ""
     roles = dict(roles or {0: "mrm"})
     if react is not None:
@@ -114,17 +146,15 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):
     for i in range(n):
         cmds.append("{ %s; %s || echo \"node %d failed\"; } &" % (
             nsx(i, "mrpctl del br0 ring %d >/dev/null 2>&1" % RING),
-            nsx(i, "mrpctl add br0 ring %d primary s%dp0 secondary s%dp1 "
-                "role %s profile %d%s" % (RING, i, i, roles.get(i, "mrc"),
-                                         profile, extra)), i))
-    ends = cable_ends(vm, n // 2) if vm.topo.switches else ()
-    for nd in ends:
-        vm.set_link(nd, False)
+            nsx(i, "mrpctl add br0 ring %d primary %s secondary %s "
+                "role %s profile %d%s" % (RING, ports[0] % i, ports[1] % i,
+                                         roles.get(i, "mrc"), profile,
+                                         extra)), i))
+    cut(vm, n // 2)
     try:
         out = vm.check("\n".join(cmds + ["wait"]))
     finally:
-        for nd in ends:
-            vm.set_link(nd, True)
+        cut(vm, n // 2, up=True)
     assert "failed" not in out, out
 
 

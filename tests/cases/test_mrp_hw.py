@@ -5,13 +5,18 @@ bridge's ring-open notifications.  tests/mrpring.py has the scenarios,
 shared with the software fallback (test_mrp_sw.py).
 """
 
+import mrpcables as C
 import mrpring as R
+import mrpscale as S
 
 INTERVAL = 1000   # us
+PROFILE = 10      # mrpd: MRP_Test every 1 ms
 
 
 def topology():
-    return R.topology(mrp=True)
+    t = R.topology(mrp=True)
+    C.capture_cables(t, R.N)
+    return t
 
 
 def setup(vm):
@@ -69,11 +74,46 @@ def test_no_test_frame_reaches_mrm_cpu(vm):
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_rx") > 0
 
 
+# With mrpd on every node: each MRP frame crosses each cable once per
+# direction, with one manager and every cable cut in turn, then with three
+# MRAs (tests/mrpscale.py; test_mrp_ring14.py does the same on 14 nodes).
+def test_mrpd_manager_once_per_cable(vm):
+    S.mrpd_manager_once_per_cable(vm, PROFILE)
+
+
+def test_mrpd_three_mras_once_per_cable(vm):
+    S.mrpd_three_mras_once_per_cable(vm)
+
+
+
+# IEC 62439-2's four recovery profiles: (MRP_Test interval us, max-miss)
+PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
+
+
+def test_mrpd_every_profile(vm):
+    """Each profile end to end with mrpd: the manager's switch tests at the
+    profile's interval, a cut opens the ring once, its restore closes it
+    once, the TopologyChange frames go round (tests/mrpscale.py)."""
+    for prof, (interval, max_miss) in sorted(PROFILES.items()):
+        R.mrpd_rings(vm, profile=prof)
+        R.wait_ring(vm, 0, "ring", "closed")
+        R.settle(vm, max(2000, 50 * interval // 1000))
+        st = R.mrpd_state(vm, [0])[0]
+        assert (st["test_interval"], st["max_miss"]) == (
+            interval, max_miss), (prof, st)
+        sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx")
+        S.manager_cuts(vm, [1])
+        sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") - sent
+        print("# profile %d: interval %d us, %d test frames in hardware "
+              "during the cut" % (prof, interval, sent))
+        assert sent > 0
+
+
 def test_module_param_forces_software(vm):
     # Same hardware, driver told not to offload: the bridge's software
     # path takes over and behaves the same.
-    vm.check("killall mrpctl; for i in $(seq 0 %d); do ip netns del n$i; "
-             "done; rmmod mrpsim" % (R.nodes(vm) - 1))
+    vm.check("killall mrpctl mrpd; for i in $(seq 0 %d); do ip netns del "
+             "n$i; done; rmmod mrpsim" % (R.nodes(vm) - 1))
     R.bring_up(vm, 10 * INTERVAL, "mrp_offload=0")   # as test_mrp_sw.py
     vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0

@@ -4,16 +4,21 @@ role and the test, accepts the sw_backup role, and the bridge runs MRP in
 software; the scenarios and expectations are those of test_mrp_hw.py.
 """
 
+import mrpcables as C
 import mrpring as R
+import mrpscale as S
 
 # 10 ms, not the hardware tests' 1 ms: each test frame costs the guest's
 # CPU an interrupt and a software forward on every node, and a TCG guest
 # with a debug kernel cannot keep up with 1 ms (make bench measures it).
 INTERVAL = 10000   # us
+PROFILE = 200      # mrpd: MRP_Test every 20 ms
 
 
 def topology():
-    return R.topology(mrp=False)
+    t = R.topology(mrp=False)
+    C.capture_cables(t, R.N)
+    return t
 
 
 def setup(vm):
@@ -62,3 +67,14 @@ def test_cut_both_ends_of_each_cable(vm):
 def test_test_frames_reach_mrm_cpu(vm):
     assert R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test") > 0
     assert R.ethtool_stat(vm, 0, "s0p1", "rx_mrp_test") > 0
+
+
+# With mrpd on every node: each MRP frame crosses each cable once per
+# direction, with one manager and every cable cut in turn, then with three
+# MRAs (tests/mrpscale.py; test_mrp_ring14.py does the same on 14 nodes).
+def test_mrpd_manager_once_per_cable(vm):
+    S.mrpd_manager_once_per_cable(vm, PROFILE)
+
+
+def test_mrpd_three_mras_once_per_cable(vm):
+    S.mrpd_three_mras_once_per_cable(vm)

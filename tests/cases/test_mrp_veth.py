@@ -6,9 +6,11 @@ Four namespaces with a bridge each, joined in a ring by veth pairs.
 """
 
 import mrpring as R
+import mrpscale as S
 from vm import Topology
 
 INTERVAL = 10000   # us, as test_mrp_sw.py
+PROFILE = 200      # mrpd, as test_mrp_sw.py
 PORTS = ("v%da", "v%db")   # primary, secondary of node i
 PORTS_0 = ("v0a", "v0b")   # the MRM's
 
@@ -20,6 +22,7 @@ def topology():
 
 
 def setup(vm):
+    vm.ring_ports = PORTS
     vm.check("\n".join("ip link add v%db type veth peer name v%da" %
                        (i, (i + 1) % R.N) for i in range(R.N)))
     R.build_nodes(vm, PORTS)
@@ -44,3 +47,15 @@ def test_cut_and_restore_each_link(vm):
         R.arm(vm, False, R.mrm_closed_cmd("v0b"), PORTS_0)
         vm.check("ip -n %s link set %s up" % (R.ns(i), a))
         R.harvest(vm)
+
+
+# With mrpd on every node: each MRP frame crosses each cable once per
+# direction, with one manager and every cable cut in turn, then with three
+# MRAs (tests/mrpscale.py; test_mrp_ring14.py does the same on 14 nodes).
+def test_mrpd_manager_once_per_cable(vm):
+    S.mrpd_manager_once_per_cable(vm, PROFILE)
+
+
+def test_mrpd_three_mras_once_per_cable(vm):
+    S.mrpd_three_mras_once_per_cable(vm)
+    vm.cables.stop()

@@ -1,0 +1,253 @@
+"""MRP ring scenarios with mrpd on every node, for any ring size and path
+(mrpsim's engine, the bridge's software fallback, veth rings), checking
+that every MRP frame crosses each cable once per direction
+(tests/mrpcables.py) and that a ring opens and closes once per cut.
+
+A test module calls start() once its nodes exist, then the scenarios;
+each returns what it measured for the module to print.
+"""
+
+import os
+import re
+import time
+
+import mrpcables as C
+import mrpring as R
+import mrptrace as T
+
+# Three MRAs on a ring of four: node 1 the best (the manager), a cut next
+# to node 3.
+MRAS4 = {0: "mra", 1: "mra prio 0x9000", 2: "mra"}
+
+
+def hw_ring_topology(n):
+    """A hardware ring of n switches, every cable captured both ways,
+    the device's MRP trace events logged."""
+    t = R.topology(mrp=True, dumps=(), n=n)
+    C.capture_cables(t, n)
+    t.trace(*T.EVENTS)
+    return t
+
+
+def hw_ring_setup(vm, profile):
+    """Driver, nodes and mrpd with one manager on a hw_ring_topology()."""
+    vm.check(". /mrpsim/lib.sh && load_driver", timeout=600)
+    R.build_nodes(vm)
+    start(vm, profile=profile)
+
+
+def hw_ring_offloaded(vm, interval_us):
+    """The manager's switch sends and terminates the test frames at
+    interval_us, no test frame reaches its CPU, its secondary blocks, the
+    farthest client forwards them in hardware."""
+    n = R.nodes(vm)
+    st = R.mrpd_state(vm)
+    assert st[0]["ring_state"] == "closed", st[0]
+    assert st[0]["test_interval"] == interval_us, st[0]
+    assert R.port_state(vm, 0, "s0p1") == "blocking"
+    assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") > 0
+    assert R.ethtool_stat(vm, 0, "s0p1", "hw_mrp_test_rx") > 0
+    assert R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test") == 0
+    assert R.ethtool_stat(vm, n // 2, "s%dp0" % (n // 2), "hw_mrp_fwd") > 0
+    clients = [i for i in range(1, n) if st[i]["mode"] != "MRC"]
+    assert not clients, "not clients: %s" % clients
+
+
+def start(vm, profile):
+    """Cable captures, mrpd on every node, one manager (node 0), the ring
+    closed and quiet.  vm.cables is left for the scenarios."""
+    n = R.nodes(vm)
+    if vm.topo.switches:
+        vm.cables = C.Cables(vm, n)
+    else:
+        vm.cables = C.GuestCables(vm, n, R.ring_ports(vm))
+    vm.profile = profile
+    R.start_mrpd(vm)
+    vm.mark0 = vm.cables.mark()
+    R.mrpd_rings(vm, profile=profile)
+    R.wait_ring(vm, 0, "ring", "closed")
+    R.settle(vm, 3000)
+
+
+def port_macs(vm, node):
+    """MACs (hex, no colons) of a node's two ring ports."""
+    p = R.ring_ports(vm)
+    out = vm.check("ip -n %s -o link show dev %s; ip -n %s -o link show "
+                   "dev %s" % (R.ns(node), p[0] % node, R.ns(node),
+                               p[1] % node))
+    macs = re.findall(r"link/ether ([0-9a-f:]{17})", out)
+    assert len(macs) == 2, out
+    return [m.replace(":", "") for m in macs]
+
+
+def sent_tcs(vm, since, node):
+    """How many of the TopologyChange frames a node sent after mark since
+    reached how many cables: {cables: frames}.  Frames sent while a client
+    still blocks a port it just brought up stop there (the bridge forwards
+    MRP frames to forwarding ports only), so only the best figure is sure
+    to be the whole ring."""
+    xs = vm.cables.crossings(since, vm.cables.mark())
+    out = {}
+    for mac in port_macs(vm, node):
+        for k, v in C.coverage(xs, 0x03, R.nodes(vm), src=mac,
+                               margin_s=0).items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def check_once(vm, since, until, what):
+    """Every MRP frame between two marks crossed each cable at most once
+    per direction; returns the summary line."""
+    problems, stats = C.exactly_once(vm.cables.crossings(since, until))
+    assert not problems, "%s:\n%s" % (what, "\n".join(problems[:20]))
+    return "%s: %s" % (what, C.summary(stats)), stats
+
+
+def manager_cuts(vm, cuts):
+    """Cut and restore each cable in cuts (both ends); the manager (node
+    0) opens the ring once per cut and closes it once per restore, its
+    TopologyChange frames go round once the ring is closed again, and
+    traffic crosses the cut the other way round.  Returns the marks
+    around the whole run."""
+    n = R.nodes(vm)
+    t0 = R.mrpd_state(vm, [0])[0]["transitions"]
+    begin = vm.cables.mark()
+    for k, c in enumerate(cuts):
+        a, b = R.cable_ends(vm, c)
+        blocked = [p["name"] for p in R.mrpd_state(vm, [0])[0]["ports"]
+                   if p["state"] == "blocked"]
+        R.cut(vm, c)
+        R.wait_ring(vm, 0, "ring", "open")
+        R.vm_ping(vm, c, (c + 1) % n)
+        closing = vm.cables.mark()
+        R.cut(vm, c, up=True)
+        R.wait_ring(vm, 0, "ring", "closed")
+        flaps = R.settle(vm, 2000, tries=1)
+        tc = sent_tcs(vm, closing, 0)
+        # A cut at the manager's blocked port moved no traffic: it may
+        # close the ring again without a topology change.
+        if tc or not (a in blocked or b in blocked):
+            assert tc and max(tc) == n, (
+                "cut %d restored: the manager's TopologyChange frames by "
+                "cables reached: %s" % (c, tc))
+        st = R.mrpd_state(vm, [0])[0]
+        assert st["transitions"] == t0 + k + 1 and not flaps, (
+            "cut %d: %d ring transitions, want %d" % (
+                c, st["transitions"] - t0, k + 1))
+    return begin, vm.cables.mark()
+
+
+def three_mras(vm, mras, best, cut_cable):
+    """Three MRAs: the best manages, the others monitor and forward like
+    clients; a cut opens the ring, its restore closes it, the manager's
+    TopologyChange frames go round across the MRAs that monitor (the
+    bridge forwards them there since patches/0005).  Returns the marks
+    around the run, election included."""
+    n = R.nodes(vm)
+    begin = vm.cables.mark()
+    R.mrpd_rings(vm, profile=vm.profile, roles=mras)
+    R.wait_ring(vm, best, "mode", "manager")
+    R.wait_ring(vm, best, "ring", "closed")
+    for i in mras:
+        if i != best:
+            R.wait_ring(vm, i, "mode", "client")
+    R.settle(vm, 3000, node=best)
+    R.cut(vm, cut_cable)
+    R.wait_ring(vm, best, "ring", "open")
+    closing = vm.cables.mark()
+    R.cut(vm, cut_cable, up=True)
+    R.wait_ring(vm, best, "ring", "closed")
+    R.vm_ping(vm, (best + 1) % n, (best - 1) % n)
+    R.settle(vm, 2000, node=best)
+    tc = sent_tcs(vm, closing, best)
+    assert tc and max(tc) == n, (
+        "the manager's TopologyChange frames by cables reached: %s" % tc)
+    st = R.mrpd_state(vm, mras)
+    managers = [i for i in mras if st[i]["mode"] == "MRA(MRM)"]
+    assert managers == [best], st
+    return begin, vm.cables.mark()
+
+
+def mrpd_manager_once_per_cable(vm, profile):
+    """mrpd on every node instead of the kernel-API ring the module set
+    up, one manager, every cable cut in turn: each MRP frame crosses each
+    cable once per direction."""
+    R.kernel_del(vm)
+    start(vm, profile=profile)
+    since, until = manager_cuts(vm, range(R.nodes(vm)))
+    line, stats = check_once(vm, since, until, "one manager, every cut")
+    print("# " + line)
+    assert stats["TopologyChange frames"] > 0, stats
+
+
+def mrpd_three_mras_once_per_cable(vm, mras=None, best=1, cut_cable=3):
+    """three_mras(), then every MRP frame of the run, the MRP_Option
+    frames of the election included, crossed each cable once."""
+    since, until = three_mras(vm, mras or MRAS4, best, cut_cable)
+    line, stats = check_once(vm, since, until, "three MRAs")
+    print("# " + line)
+    assert stats["Option frames"] > 0, stats
+    assert stats["TopologyChange frames"] > 0, stats
+
+
+def steady_state(vm, seconds):
+    """seconds of a closed ring: no ring-open report, no topology change,
+    no MRP frame to any mrpd (the test frames stay in the switches), and
+    every test frame went round all the cables, once each."""
+    n = R.nodes(vm)
+    before = R.mrpd_state(vm)
+    mark = vm.cables.mark()
+    time.sleep(seconds)     # a span of quiet ring is what is measured
+    after = R.mrpd_state(vm)
+    xs = vm.cables.crossings(mark, vm.cables.mark())
+    for i in range(n):
+        b, a = before[i]["counters"], after[i]["counters"]
+        assert a["ring_open"] == b["ring_open"], (i, b, a)
+        assert a["rx"] == b["rx"], (
+            "node %d: %d MRP frames reached mrpd in %d s of a closed ring" %
+            (i, a["rx"] - b["rx"], seconds))
+    assert after[0]["transitions"] == before[0]["transitions"]
+    cov = C.coverage(xs, 0x02, n)
+    print("# %d s steady: test frames by cables reached: %s" % (seconds,
+                                                               cov))
+    assert cov and set(cov) == {n}, cov
+    problems, _ = C.exactly_once(xs)
+    assert not problems, "\n".join(problems[:20])
+
+
+def trace_path(vm):
+    return os.path.join(vm.workdir, vm.topo.trace_file)
+
+
+def detections_within_bound(vm, since, interval_us, max_miss, cuts):
+    """The manager's engine detected each of cuts cable cuts, since byte
+    since of the QEMU trace, within (max_miss + 1) intervals of its
+    virtual clock, less the time the host held its timer back
+    (tests/mrptrace.py)."""
+    dets = T.detections(T.events(trace_path(vm), since), "sw0", interval_us)
+    bound = (max_miss + 1) * interval_us / 1000
+    for d in dets:
+        print("# detection %.3f ms (host delay %.3f ms, engine %.3f ms, "
+              "%d ticks), bound %.1f ms" % (d.detection_ms, d.host_delay_ms,
+                                           d.engine_ms, d.ticks, bound))
+    assert len(dets) == cuts, dets
+    for d in dets:
+        assert d.engine_ms <= bound, d
+        assert d.ticks <= max_miss + 1, d
+
+
+def cuts_open_close(vm, cuts):
+    """manager_cuts() on a hw_ring_topology(), remembering where the QEMU
+    trace and the captures stood for the checks that follow."""
+    vm.trace_mark = os.path.getsize(trace_path(vm))
+    vm.cut_end = None
+    vm.cut_end = manager_cuts(vm, cuts)[1]
+
+
+def cuts_crossed_once(vm, cuts):
+    """Every MRP frame from start() to the end of cuts_open_close()
+    crossed each cable once per direction."""
+    line, stats = check_once(vm, vm.mark0, vm.cut_end,
+                             "one manager, %d cuts" % cuts)
+    print("# " + line)
+    assert stats["TopologyChange frames"] > 0, stats
