@@ -34,56 +34,79 @@ def show(vm, cmd):
     return status
 
 
+class DemoFailed(Exception):
+    pass
+
+
+def must(vm, cmd, what):
+    """show() cmd; a non-zero exit status ends the demo with an error."""
+    if show(vm, cmd) != 0:
+        raise DemoFailed(what)
+
+
 def wait_ring(vm, state):
-    show(vm, "ip netns exec n0 mrpctl wait br0 ring 1 ring %s timeout 30000"
-         " && echo ring %s" % (state, state))
+    must(vm, "ip netns exec n0 mrpctl wait br0 ring 1 ring %s timeout 30000"
+         " && echo ring %s" % (state, state),
+         "the manager did not report the ring %s within 30 s" % state)
 
 
 def main():
     topo = Topology.ring(N)
     step("booting a guest with %d mrpsim switches cabled in a ring" % N)
     t0 = time.monotonic()
+    failed = None
     with VM(topo) as vm:
-        print("booted in %.1f s" % (time.monotonic() - t0))
-        step("loading the driver: one netdev per switch port")
-        show(vm, ". /mrpsim/lib.sh; load_driver; "
-             "ip -br link show | grep '^s'")
-        show(vm, "ethtool -i s0p0")
-        step("one node per switch: bridge, 10.0.0.<n>, mrpd; "
-             "node 0 manages the ring (profile 200 ms)")
-        R.build_nodes(vm)
-        R.start_mrpd(vm)
-        R.mrpd_rings(vm)
-        wait_ring(vm, "closed")
-        show(vm, "ip netns exec n0 mrpctl show")
-        show(vm, "bridge -n n0 link show")
-        step("the manager's switch sends and checks the test frames, "
-             "the clients' switches forward them")
-        show(vm, "ip netns exec n0 ethtool -S s0p0 | grep mrp")
-        show(vm, "ip netns exec n2 ethtool -S s2p0 | grep hw_mrp_fwd")
-        step("ping from node 1 to node 3")
-        show(vm, "ip netns exec n1 ping -c 3 10.0.0.3")
-        step("host cuts the cable between switches 1 and 2 "
-             "(set_link off, both ends)")
-        vm.set_link("s1p1", False)
-        vm.set_link("s2p0", False)
-        wait_ring(vm, "open")
-        show(vm, "bridge -n n0 link show")
-        step("traffic from node 1 to node 3 goes the other way round")
-        show(vm, "ip netns exec n1 sh -c '. /mrpsim/lib.sh; "
-             "wait_for 10000 ping -c 1 -W 1 10.0.0.3' && "
-             "ip netns exec n1 ping -c 3 10.0.0.3")
-        step("host restores the cable")
-        vm.set_link("s1p1", True)
-        vm.set_link("s2p0", True)
-        wait_ring(vm, "closed")
-        show(vm, "ip netns exec n0 mrpctl show")
-        show(vm, "bridge -n n0 link show")
+        try:
+            run(vm, t0)
+        except DemoFailed as e:
+            failed = str(e)
     splats = find_splats(vm.log())
     step("done: guest log %s" % ("has kernel splats:" if splats else "clean"))
     for line in splats:
         print(line)
-    return 1 if splats else 0
+    if failed:
+        print("demo FAILED: %s" % failed)
+    return 1 if splats or failed else 0
+
+
+def run(vm, t0):
+    print("booted in %.1f s" % (time.monotonic() - t0))
+    step("loading the driver: one netdev per switch port")
+    show(vm, ". /mrpsim/lib.sh; load_driver; "
+         "ip -br link show | grep '^s'")
+    show(vm, "ethtool -i s0p0")
+    step("one node per switch: bridge, 10.0.0.<n>, mrpd; "
+         "node 0 manages the ring (profile 200 ms)")
+    R.build_nodes(vm)
+    R.start_mrpd(vm)
+    R.mrpd_rings(vm)
+    wait_ring(vm, "closed")
+    show(vm, "ip netns exec n0 mrpctl show")
+    show(vm, "bridge -n n0 link show")
+    step("the manager's switch sends and checks the test frames, "
+         "the clients' switches forward them")
+    show(vm, "ip netns exec n0 ethtool -S s0p0 | grep mrp")
+    show(vm, "ip netns exec n2 ethtool -S s2p0 | grep hw_mrp_fwd")
+    step("ping from node 1 to node 3")
+    must(vm, "ip netns exec n1 ping -c 3 10.0.0.3",
+         "no traffic from node 1 to node 3 on the closed ring")
+    step("host cuts the cable between switches 1 and 2 "
+         "(set_link off, both ends)")
+    vm.set_link("s1p1", False)
+    vm.set_link("s2p0", False)
+    wait_ring(vm, "open")
+    show(vm, "bridge -n n0 link show")
+    step("traffic from node 1 to node 3 goes the other way round")
+    must(vm, "ip netns exec n1 sh -c '. /mrpsim/lib.sh; "
+         "wait_for 10000 ping -c 1 -W 1 10.0.0.3' && "
+         "ip netns exec n1 ping -c 3 10.0.0.3",
+         "no traffic from node 1 to node 3 with the cable cut")
+    step("host restores the cable")
+    vm.set_link("s1p1", True)
+    vm.set_link("s2p0", True)
+    wait_ring(vm, "closed")
+    show(vm, "ip netns exec n0 mrpctl show")
+    show(vm, "bridge -n n0 link show")
 
 
 if __name__ == "__main__":
