@@ -2,6 +2,7 @@
 #
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run every test
+#   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make bench    MRP recovery time and wire interval, hw vs software
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
@@ -15,12 +16,12 @@ export KSRC_PKG DEBUG
 INITRD := build/initramfs.cpio
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest bench clean help
+	check-qtest check-tools check-guest check-scale bench clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -58,6 +59,9 @@ check-tools: tools
 
 check-guest: all
 	@python3 tests/run.py guest
+
+check-scale: all
+	@python3 tests/run.py scale
 
 # Figures, not tests: MRP recovery time, loss detection and wire test
 # interval of the hardware path and the software fallback at 1 and 10 ms.

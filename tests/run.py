@@ -7,6 +7,8 @@ Suites:
   qtest   device tests under QEMU's qtest accelerator (scripts/qemu.sh)
   tools   host unit tests of tools/mrp (make -C tools/mrp check)
   guest   tests/cases/test_*.py: boot guests with mrpsim switches
+  scale   tests/scale/test_*.py: the same at 50 switches (make check-scale,
+          not in the default suites: it takes tens of minutes)
 
 Every guest test module defines topology() (a tests.vm.Topology), and
 test_* functions taking the VM; optional setup(vm) runs after boot.  A
@@ -205,8 +207,9 @@ def main():
         elif suite == "tools":
             run_external(res, "tools", ["make", "-s", "-C", "tools/mrp",
                                         "check"], 900)
-        elif suite == "guest":
-            cases = os.path.join(TOP, "tests", "cases")
+        elif suite in ("guest", "scale"):
+            cases = os.path.join(TOP, "tests",
+                                 "cases" if suite == "guest" else suite)
             for f in sorted(os.listdir(cases)):
                 if f.startswith("test_") and f.endswith(".py"):
                     run_guest_module(res, os.path.join(cases, f), a.k, a.keep)
