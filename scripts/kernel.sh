@@ -14,7 +14,11 @@ SRC=$BUILD/$KSRC_PKG
 OBJ=$BUILD/kobj-$KSRC_PKG$(if [ "$DEBUG" = 1 ]; then echo -debug; fi)
 TARBALL=/usr/src/$KSRC_PKG.tar.xz
 FRAGS=("$TOP/kernel/mrpsim.config")
-[ "$DEBUG" = 1 ] && FRAGS+=("$TOP/kernel/debug.config")
+if [ "$DEBUG" = 1 ]; then
+	FRAGS+=("$TOP/kernel/debug.config")
+else
+	FRAGS+=("$TOP/kernel/nodebug.config")
+fi
 KMAKE=(make -C "$SRC" O="$OBJ" -j"$JOBS")
 
 series() {

@@ -34,7 +34,10 @@
  * splits the work the same way.  The bridge tells an MRA that monitors
  * from a manager by its test_monitor flag, which it records for an
  * offloaded test only with "net: bridge: mrp: remember that an MRA
- * monitors an offloaded test" (this project's patches/).
+ * monitors an offloaded test" (this project's patches/).  Both halves pass
+ * MRP frames through a blocked ring port and never forward a frame the
+ * node sent itself: the engine terminates a client's own MRP_Test, and
+ * patches/ make br_mrp_rcv() do the same for every ring frame.
  *
  * Every object reaches the driver once per port of the bridge.  Only one
  * port of a switch, the "owner" of the ring (its primary port if that is
