@@ -114,18 +114,21 @@ def manager_cuts(vm, cuts):
     begin = vm.cables.mark()
     for k, c in enumerate(cuts):
         a, b = R.cable_ends(vm, c)
-        blocked = [p["name"] for p in R.mrpd_state(vm, [0])[0]["ports"]
-                   if p["state"] == "blocked"]
         R.cut(vm, c)
         R.wait_ring(vm, 0, "ring", "open")
+        # what the manager blocks while the cable is cut (a cut at its
+        # primary swaps the roles of its ports)
+        blocked = [p["name"] for p in R.mrpd_state(vm, [0])[0]["ports"]
+                   if p["state"] == "blocked"]
         R.vm_ping(vm, c, (c + 1) % n)
         closing = vm.cables.mark()
         R.cut(vm, c, up=True)
         R.wait_ring(vm, 0, "ring", "closed")
         flaps = R.settle(vm, 2000, tries=1)
         tc = sent_tcs(vm, closing, 0)
-        # A cut at the manager's blocked port moved no traffic: it may
-        # close the ring again without a topology change.
+        # A cable that comes back at a port the manager blocks moves no
+        # traffic: the ring closes again without a topology change
+        # (IEC 62439-2: PRM_UP, secondary link up, NO_TC).
         if tc or not (a in blocked or b in blocked):
             assert tc and max(tc) == n, (
                 "cut %d restored: the manager's TopologyChange frames by "
