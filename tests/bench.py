@@ -1,53 +1,60 @@
 #!/usr/bin/env python3
-"""make bench: MRP recovery and detection latency and the wire test
-interval, for the hardware path (mrpsim's MRP engine) and the software
-fallback (the Linux bridge on mrpsim switches started with mrp=off), at
-1 ms and 10 ms test intervals.
+"""make bench: MRP recovery measured as users measure it, the time traffic
+is lost, on rings of 4, 14 and 50 mrpsim switches, the hardware path
+(mrpsim's MRP engine) against the software fallback (the Linux bridge on
+switches started with mrp=off), for the profiles 10, 30 and 200 ms.
 
-Figures only, no pass/fail: they depend on how busy the machine is.
+Figures, not pass/fail: they depend on how busy the machine is.  The bench
+still exits non-zero when a sample fails, the ring opens when no cable was
+cut, or the guest log has a kernel splat.
 
-Ring of four switches (tests/mrpring.py), one network namespace per
-switch with a bridge and mrpd; node 0 is the manager.  For each sample
-the host cuts one end of the cable between switches 1 and 2 (QMP
-set_link) once the ring has been closed and quiet (no ring-open report)
-for 50 intervals, at least 1 s, and restores it once the manager reports
-the ring open and the cut has lasted CUT_HOLD_S (2.5 s).  The times come
-from QEMU's trace of the switches, stamped on the host's clock, which the
-virtual clock follows under TCG:
+One guest per path and ring size, one node (network namespace, bridge,
+mrpd) per switch, node 0 the manager.  Two end stations on the host
+(tests/trafgen.py) sit behind QEMU dgram (UDP) sockets on a third port of
+switches 1 and 1 + N/2, on opposite sides of the ring, and send each other
+a sequence-numbered frame every PERIOD_US.  Each sample cuts the cable
+halfway between them (both ends, QMP set_link) once the ring has been
+closed and quiet, keeps it cut CUT_HOLD_S, restores it and waits until the
+ring is closed and quiet again.  Per sample:
 
-  recovery   the cable cut (mrpsim_link) to the manager's switch
-             unblocking its secondary port (mrpsim_port_ctrl: port 1
-             forwarding).  Whichever comes first opens the ring: loss of
-             test frames, reported by the driver (hardware) or the
-             bridge's timer (software) to mrpd, or the MRP_LinkChange
-             that the client next to the cut sends the manager;
-  detection  hardware only: the cut to the MRM engine's loss event
-             (mrpsim_mrp_loss);
-  reaction   hardware only: recovery minus detection, the loss event
-             through the driver, the bridge and mrpd back to the port
-             register;
-  silence    software only: the last of the manager's own test frames
-             to come back before a cut to the bridge's loss report, read
-             off the manager's two cables (both captured).  The bridge's
-             test work counts a miss in every run that finds none of its
-             frames back since the previous run, sends the primary's
-             test frame and reports the loss in the run that finds
-             max-miss (3) misses: at the 4th primary frame sent after
-             the last one back.  The captures are stamped on the
-             virtual clock from a whole second, the trace on the host's
-             clock, so the cut itself cannot be placed among the
-             captured frames: this span stands in for the software
-             path's detection.
+  outage      the longest run of lost sequence numbers after the cut,
+              times the period, worse of the two directions (restore:
+              the same after the restore);
+  detection   hardware: the cut to the manager engine's loss event on the
+              device's virtual clock (QEMU trace), and the same less the
+              time the host held the engine's timer back (engine), which
+              must stay within (max_miss + 1) x interval
+              (tests/mrptrace.py);
+  port write  the cut to the manager's write that sets its secondary port
+              forwarding (virtual clock); for the hardware path split into
+              detection and reaction (the loss event through the driver,
+              the bridge and mrpd to that write);
+  first frame the port write to the first frame through after the gap
+              (host clock, from the trace's timestamps and the stations').
 
-With --react 0 the manager ignores MRP_LinkChange, so only the loss of
-test frames opens the ring: recovery is then the software path's
-detection plus a reaction like the hardware path's.
+The time line splits each recovery into stages (TIMELINE): the device's
+loss event and port write (QEMU trace: virtual clock, and the host's
+clock with -msg timestamp=on), the driver taking the event (its
+mrpsim:mrpsim_event trace event), the manager's mrpd learning that the
+ring is open and every client's mrpd receiving the TopologyChange and
+flushing (mrpd -v logs), and the stations' first frame after the gap.
+The guest's trace clock (mono) and mrpd's log (CLOCK_MONOTONIC) are one
+clock; it is tied to the host's by the driver's mrpsim_port_ctrl event
+for the manager's port write, the same instant as the device's
+(the register write traps into QEMU).
 
-The wire interval comes from a capture of the MRM's primary cable (QEMU
-filter-dump, virtual-clock timestamps) decoded by tshark.
+In steady state (stations paused, STEADY_S) per node: MRP frames the CPU
+handled per second (driver counter rx_mrp of the ring ports), interrupts
+per second of the switches, and guest CPU time (/proc/stat).
+
+Writes build/bench/report.md, build/bench/bench.json (every sample) and
+build/bench/outage.png (python3-matplotlib).
 """
 
 import argparse
+import base64
+import gzip
+import json
 import os
 import re
 import statistics
@@ -57,219 +64,607 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mrpring as R  # noqa: E402
-from vm import VM, GuestError, find_splats  # noqa: E402
+import mrptrace as T  # noqa: E402
+import trafgen  # noqa: E402
+from vm import VM, GuestError, Topology, find_splats, TOP  # noqa: E402
 
-CUT = "s2p0"            # the cable end the host cuts (switch 2, port 0)
-MAX_MISS = 3            # mrpring.mrpd_rings() gives the manager max-miss 3
-CUT_EVENT = "sw2 port 0 link 0"
-UNBLOCK_EVENT = "sw0 port 1 en 1 state 0"   # the MRM's secondary forwards
-TRACES = ("mrpsim_link", "mrpsim_port_ctrl", "mrpsim_mrp_loss")
-# A sample keeps the cable cut at least this long, so that the captures
-# show every cut as a gap in the returning test frames (silences()), however
-# soon the guest reports the ring open.
+# profile -> (test interval us, max-miss): IEC 62439-2 tables 59-62
+PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
+HZ = 250                # the guest kernel's (kernel/mrpsim.config)
+PERIOD_US = 1000        # the stations' frame period
 CUT_HOLD_S = 2.5
-TRACE_RE = re.compile(r"^\d+@(\d+\.\d+):(mrpsim_\w+) (.*)$")
+STEADY_S = 10
+STATION_MAC = ("02:00:00:00:aa:01", "02:00:00:00:aa:02")
+OUT = os.path.join(TOP, "build", "bench")
+PCI0 = "0000:00:%02x.0" % Topology.SLOT0     # switch 0, the manager's
 
 
 class SampleFailed(Exception):
     pass
 
 
-def wait_ring(vm, state, timeout_ms):
-    status, out = vm.run(R.in_ns(0, "mrpctl wait br0 ring %d ring %s "
-                                 "timeout %d" % (R.RING, state, timeout_ms)),
+def progress(ctx, msg):
+    print("[%s] %s" % (ctx, msg))
+    sys.stdout.flush()
+
+
+def stations(n):
+    """Switches of the two end stations and the cable cut between them
+    (the manager blocks cable 0, so the closed ring carries their traffic
+    over cables 1 .. n/2)."""
+    a, b = 1, 1 + n // 2
+    return a, b, (a + b) // 2
+
+
+def topology(mrp, n, ports):
+    """A ring of n switches; switches 1 and 1 + n/2 have a third port, a
+    UDP socket on 127.0.0.1 (ports: station A's host and QEMU port,
+    station B's)."""
+    t = Topology.ring(n, mrp=mrp)
+    for k, sw in enumerate(stations(n)[:2]):
+        t.switches[sw]["ports"] = 3
+        nd = "st%d" % k
+        t.switches[sw]["opts"]["netdev2"] = nd
+        t.extra += ["-netdev", "dgram,id=%s,local.type=inet,local.host="
+                    "127.0.0.1,local.port=%d,remote.type=inet,remote.host="
+                    "127.0.0.1,remote.port=%d" % (nd, ports[2 * k + 1],
+                                                   ports[2 * k])]
+    t.trace(*T.EVENTS)
+    return t
+
+
+def sw_interval_us(us):
+    """The software bridge queues its test work usecs_to_jiffies() ahead."""
+    tick = 1000000 // HZ
+    return -(-us // tick) * tick
+
+
+def wait_ring(vm, state, timeout_ms=30000):
+    status, out = vm.run(R.nsx(0, "mrpctl wait br0 ring %d ring %s timeout "
+                               "%d" % (R.RING, state, timeout_ms)),
                          timeout=timeout_ms / 1000 + 60)
     if status != 0:
-        raise SampleFailed("the manager did not report the ring %s in "
-                           "%d ms" % (state, timeout_ms))
+        raise SampleFailed("the manager did not report the ring %s in %d "
+                           "ms: %s" % (state, timeout_ms, out.strip()))
 
 
 def settle(vm, quiet_ms, tries=10):
-    """Wait until the manager's ports stay quiet (no ring-open report) for
-    quiet_ms.  Returns how many windows saw a spurious open before that:
-    the software path reports loss whenever test frames come back later
-    than max-miss intervals, as they do in a busy TCG guest (mrpd then
-    opens the ring and closes it again)."""
+    """Wait for quiet_ms without a ring-open report; returns the reports
+    seen before (false ring-opens: no cable was cut)."""
     flaps = 0
     for _ in range(tries):
-        status, _ = vm.run(R.in_ns(0, "mrpctl -j monitor --open --count 1 "
-                                   "--timeout %d" % quiet_ms), timeout=120)
-        if status == 3:                 # timed out: nothing reported
+        status, _ = vm.run(R.nsx(0, "mrpctl -j monitor --open --count 1 "
+                                 "--timeout %d" % quiet_ms), timeout=120)
+        if status == 3:
             return flaps
         if status != 0:
             raise SampleFailed("mrpctl monitor failed (%d)" % status)
         flaps += 1
-        wait_ring(vm, "closed", 30000)
-    raise SampleFailed("the ring never stayed closed for %d ms "
-                       "(%d tries)" % (quiet_ms, tries))
+        wait_ring(vm, "closed")
+    raise SampleFailed("the ring never stayed closed for %d ms" % quiet_ms)
 
 
-def trace_times(trace, offset):
-    """From the trace written after offset: the cut, the manager's first
-    loss event and the first unblocking of its secondary after it."""
-    cut = loss = unblock = None
-    with open(trace) as f:
-        f.seek(offset)
-        for line in f:
-            m = TRACE_RE.match(line)
-            if not m:
-                continue
-            t, ev, args = float(m.group(1)), m.group(2), m.group(3)
-            args = args.split(" vclock ")[0]
-            if cut is None:
-                if ev == "mrpsim_link" and args == CUT_EVENT:
-                    cut = t
-            elif (ev == "mrpsim_mrp_loss" and loss is None and
-                  args.startswith("sw0 ")):
-                loss = t
-            elif (ev == "mrpsim_port_ctrl" and unblock is None and
-                  args == UNBLOCK_EVENT):
-                unblock = t
-    return cut, loss, unblock
+def steady_cost(vm, n, seconds):
+    """Per node, in a closed ring with the stations paused: MRP frames to
+    the CPU per second (mean, max over nodes), the switches' interrupts
+    per second, guest CPU ms per second."""
+    snap = ("for i in $(seq 0 %d); do for p in 0 1; do "
+            "nsenter --net=/run/netns/n$i ethtool -S s${i}p$p | "
+            "sed -n \"s/^ *rx_mrp: /mrp $i /p\"; done; done; "
+            "awk '/PCI-MSI/ {s = 0; for (i = 2; i <= NF; i++) "
+            "if ($i ~ /^[0-9]+$/) s += $i; t += s} END {print \"irq\", t}' "
+            "/proc/interrupts; head -1 /proc/stat" % (n - 1))
+
+    def read():
+        mrp, irq, cpu = {}, 0, 0
+        for line in vm.check(snap, timeout=300).splitlines():
+            f = line.split()
+            if f[0] == "mrp":
+                mrp[int(f[1])] = mrp.get(int(f[1]), 0) + int(f[2])
+            elif f[0] == "irq":
+                irq = int(f[1])
+            elif f[0] == "cpu":
+                # user nice system idle iowait irq softirq (USER_HZ)
+                v = [int(x) for x in f[1:8]]
+                cpu = v[0] + v[1] + v[2] + v[5] + v[6]
+        return mrp, irq, cpu, time.monotonic()
+
+    m0, i0, c0, t0 = read()
+    time.sleep(seconds)     # a span of steady ring is what is measured
+    m1, i1, c1, t1 = read()
+    dt = t1 - t0
+    per = [(m1[k] - m0[k]) / dt for k in m1]
+    return {"mrp_to_cpu_per_s_mean": sum(per) / n,
+            "mrp_to_cpu_per_s_max": max(per),
+            "irq_per_s_per_node": (i1 - i0) / dt / n,
+            "cpu_ms_per_s_per_node": (c1 - c0) * 10.0 / dt / n,
+            "seconds": dt}
 
 
-def sample(vm, trace):
-    """One cut and restore; (recovery ms, detection ms or None)."""
-    offset = os.path.getsize(trace) if os.path.exists(trace) else 0
+GTRACE = "/sys/kernel/tracing"
+GTRACE_RE = re.compile(r"\s(\d+\.\d+): (mrpsim_event|mrpsim_port_ctrl): (.*)$")
+MRPD_RE = re.compile(r"^\[(\d+\.\d+)\] (.*)$")
+# the stages of a recovery, in order: (key, what ends there)
+TIMELINE = (("loss", "the manager's switch detects the loss (device)"),
+            ("driver", "its driver takes the loss event (interrupt)"),
+            ("mrpd", "the manager's mrpd learns the ring is open (from the "
+                     "bridge, or a client's MRP_LinkDown)"),
+            ("write", "the manager's switch unblocks its secondary port"),
+            ("tc", "the last client has the TopologyChange"),
+            ("flush", "the last client has flushed its FDB"),
+            ("first", "the first frame after the gap reaches a station"))
+
+
+def start_guest_trace(vm, n):
+    """mrpd -v on every node (a line per action and per MRP control frame,
+    on CLOCK_MONOTONIC) and the driver's trace events on the same clock
+    (trace_clock mono)."""
+    vm.check("[ -e %s/trace ] || mount -t tracefs nodev %s; cd %s && "
+             "echo mono > trace_clock && echo 4096 > buffer_size_kb && "
+             "echo 1 > events/mrpsim/enable && echo > trace" % (
+                 GTRACE, GTRACE, GTRACE))
+    vm.check("for i in $(seq 0 %d); do nsenter --net=/run/netns/n$i mrpd "
+             "-D -v -l /tmp/mrpd-n$i.log || exit 1; done" % (n - 1))
+
+
+def guest_mark(vm, n):
+    """Sizes of the mrpd logs; clears the guest's trace buffer."""
+    out = vm.check("for i in $(seq 0 %d); do wc -c < /tmp/mrpd-n$i.log; "
+                   "done; echo > %s/trace" % (n - 1, GTRACE))
+    return [int(x) for x in out.split()]
+
+
+def guest_fetch(vm, marks):
+    """The mrpd log lines written since marks and the guest trace:
+    ({node: [(mono s, text)]}, [(mono s, event, args)])."""
+    cmds = ["echo @@n%d; tail -c +%d /tmp/mrpd-n%d.log" % (i, m + 1, i)
+            for i, m in enumerate(marks)]
+    out = vm.check("{ %s; echo @@trace; cat %s/trace; } | gzip -1 | "
+                   "base64" % ("; ".join(cmds), GTRACE), timeout=600)
+    text = gzip.decompress(base64.b64decode("".join(out.split()))).decode(
+        errors="replace")
+    logs, trace, cur = {}, [], None
+    for line in text.splitlines():
+        if line.startswith("@@n"):
+            cur = int(line[3:])
+            logs[cur] = []
+        elif line == "@@trace":
+            cur = "trace"
+        elif cur == "trace":
+            m = GTRACE_RE.search(line)
+            if m:
+                trace.append((float(m.group(1)), m.group(2), m.group(3)))
+        elif cur is not None:
+            m = MRPD_RE.match(line)
+            if m:
+                logs[cur].append((float(m.group(1)), m.group(2)))
+    return logs, trace
+
+
+def timeline(r, hw, logs, gtrace, write, loss, firsts):
+    """Times after the cut (ms, host clock) at which each TIMELINE stage
+    ended, from the guest's trace and mrpd logs aligned on the driver's
+    write of the manager's secondary port (= the device's, write)."""
+    gw = next((t for t, ev, a in gtrace if ev == "mrpsim_port_ctrl" and
+               a.startswith("s0p1 ") and a.endswith(" state 0")), None)
+    if gw is None:
+        return
+    off = write.host - gw                # guest mono -> host wall clock
+    cut = r["_cut_host"]
+    tl = {"write": (write.host - cut) * 1e3}
+    if hw and loss is not None:
+        tl["loss"] = r["detection_ms"]
+        ev = next((t for t, e, a in gtrace if e == "mrpsim_event" and
+                   a.startswith(PCI0 + " type 2 ")), None)
+        if ev is not None:
+            tl["driver"] = (ev + off - cut) * 1e3
+    # what opened the ring in the manager's mrpd: the bridge's loss
+    # report or a client's MRP_LinkDown, whichever came first
+    for t, text in logs.get(0, []):
+        if text.endswith("MRP ring open") or " LinkDown seq " in text:
+            tl["mrpd"] = (t + off - cut) * 1e3
+            r["trigger"] = ("loss" if text.endswith("MRP ring open")
+                            else "LinkDown")
+            break
+    tcs, flushes = [], []
+    for node, lines in logs.items():
+        if node == 0:
+            continue
+        tc = next((t for t, x in lines if t >= gw and
+                   " TopologyChange seq " in x), None)
+        fl = next((t for t, x in lines if t >= gw and
+                   x.endswith("fdb flushed")), None)
+        if tc is not None:
+            tcs.append(tc)
+        if fl is not None:
+            flushes.append(fl)
+    if tcs:
+        tl["tc"] = (max(tcs) + off - cut) * 1e3
+    if flushes:
+        tl["flush"] = (max(flushes) + off - cut) * 1e3
+    if firsts:
+        tl["first"] = (max(firsts) - cut) * 1e3
+    r["timeline_ms"] = tl
+
+
+def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
+    """One cut and restore; a dict of what it measured."""
+    off = os.path.getsize(trace)
+    marks = guest_mark(vm, n)
+    s0 = st.cmd("seq")["seq"]
     t0 = time.monotonic()
-    vm.set_link(CUT, False)
+    R.cut(vm, cut)
     try:
-        wait_ring(vm, "open", 10000)
+        wait_ring(vm, "open", 20000)
         # Holding the cut for a span, not waiting for an event.
         time.sleep(max(0.0, CUT_HOLD_S - (time.monotonic() - t0)))
     finally:
-        vm.set_link(CUT, True)
-    wait_ring(vm, "closed", 30000)
-    cut, loss, unblock = trace_times(trace, offset)
-    if cut is None or unblock is None:
-        raise SampleFailed("trace has no %s" % (
-            "cut" if cut is None else "unblocking of the secondary after "
-            "the cut (opened before it?)"))
-    return ((unblock - cut) * 1e3,
-            None if loss is None else (loss - cut) * 1e3)
+        restore = time.time()
+        R.cut(vm, cut, up=True)
+    wait_ring(vm, "closed")
+    flaps = settle(vm, 1000)
+    s1 = st.cmd("seq")["seq"]
+    got = st.cmd("losses %d %d" % (s0, s1))
+    runs = got["rx"]
+    evs = T.events(trace, off)
+    cuts = [e for e in evs if e.name == "mrpsim_link" and e.args[1] == 0]
+    if not cuts:
+        raise SampleFailed("the trace shows no cut")
+    cut_ev = cuts[0]
+    # the manager's secondary (its port 1: the cut is not next to it)
+    # set forwarding
+    writes = [e for e in evs if e.name == "mrpsim_port_ctrl" and
+              e.sw == "sw0" and e.args[0] == 1 and e.args[2] == 0 and
+              e.vclock >= cut_ev.vclock]
+    r = {"flaps": flaps, "lost": runs, "_cut_host": cut_ev.host,
+         "sender_late_max_ms": got["late_max_ms"],
+         "sender_refused": got["refused"]}
+    if got["late_max_ms"] > 2 * PERIOD_US / 1000 or got["refused"]:
+        raise SampleFailed("the host-side sender stalled (a tick %.1f ms "
+                           "late, %d frames refused): not a measurement" % (
+                               got["late_max_ms"], got["refused"]))
+    # outage: worst direction, the cut's and the restore's apart (a run
+    # belongs to the one it started closer to: frames in flight when the
+    # cable comes back are lost too)
+    mid = (cut_ev.host + restore) / 2
+    firsts = []
+    for key, pick in (("outage_ms", lambda x: x[2] < mid),
+                      ("restore_outage_ms", lambda x: x[2] >= mid)):
+        worst = 0
+        for d in runs.values():
+            mine = [x for x in d if pick(x)]
+            if not mine:
+                continue
+            w = max(mine, key=lambda x: x[1])
+            worst = max(worst, w[1])
+            if key == "outage_ms" and w[3] is not None:
+                firsts.append(w[3])     # the end of the cut's gap
+        r[key] = worst * PERIOD_US / 1000.0
+    if writes:
+        w = writes[0]
+        r["port_write_ms"] = (w.vclock - cut_ev.vclock) / 1e6
+        # first frame after the cut's gap, per direction: the station's
+        # host time against the trace's (both the host's wall clock)
+        if firsts and w.host:
+            r["first_frame_ms"] = (max(firsts) - w.host) * 1e3
+    if hw:
+        dets = T.detections(evs, "sw0", iv_us)
+        if dets:
+            d = dets[0]
+            r["detection_ms"] = d.detection_ms
+            r["engine_ms"] = d.engine_ms
+            r["host_delay_ms"] = d.host_delay_ms
+            r["within_bound"] = d.engine_ms <= (max_miss + 1) * iv_us / 1e3
+            if "port_write_ms" in r:
+                r["reaction_ms"] = r["port_write_ms"] - d.detection_ms
+    if "port_write_ms" not in r:
+        raise SampleFailed("the trace shows no unblocking of the manager's "
+                           "secondary after the cut")
+    loss = next((e for e in evs if e.name == "mrpsim_mrp_loss" and
+                 e.sw == "sw0"), None)
+    logs, gtrace = guest_fetch(vm, marks)
+    timeline(r, hw, logs, gtrace, writes[0], loss, firsts)
+    del r["_cut_host"]
+    return r
 
 
-def latency(vm, trace, samples, interval_us):
-    """[(recovery ms, hardware detection ms or None)], spurious
-    ring-opens, failures."""
-    quiet_ms = max(1000, 50 * interval_us // 1000)
-    done, flaps, failed = [], 0, []
-    for _ in range(samples):
+def run_guest(path, n, profiles, samples, keep, results):
+    hw = path == "hardware"
+    workdir = (os.path.join(keep, "%s-%d" % (path, n)) if keep else
+               tempfile.mkdtemp(prefix="mrpsim-bench-"))
+    os.makedirs(workdir, exist_ok=True)
+    ctx = "%s n=%d" % (path, n)
+    sa, sb, cut = stations(n)
+    ports = trafgen.free_udp_ports(4)
+    topo = topology(hw, n, ports)
+    trace = os.path.join(workdir, topo.trace_file)
+    progress(ctx, "booting a guest with %d switches" % n)
+    t0 = time.monotonic()
+    st = None
+    failures = []
+    with VM(topo, workdir=workdir, qemu_extra=["-msg", "timestamp=on"],
+            boot_timeout=900) as vm:
+        progress(ctx, "booted in %.0f s; nodes, stations, mrpd" %
+                 (time.monotonic() - t0))
+        vm.check(". /mrpsim/lib.sh && load_driver", timeout=900)
+        R.build_nodes(vm)
+        vm.check("\n".join(
+            "ip link set s%dp2 netns %s && ip -n %s link set s%dp2 master br0"
+            " && ip -n %s link set s%dp2 up" % (s, R.ns(s), R.ns(s), s,
+                                                R.ns(s), s)
+            for s in (sa, sb)))
+        start_guest_trace(vm, n)
+        st = trafgen.Stream(("A", ports[0], ports[1], STATION_MAC[0]),
+                            ("B", ports[2], ports[3], STATION_MAC[1]),
+                            PERIOD_US)
         try:
-            flaps += settle(vm, quiet_ms)
-            done.append(sample(vm, trace))
-        except (SampleFailed, GuestError) as e:
-            failed.append(str(e))
-            vm.set_link(CUT, True)
-    return done, flaps, failed
+            for prof in profiles:
+                pctx = "%s profile %d" % (ctx, prof)
+                iv, mm = PROFILES[prof]
+                real = iv if hw else sw_interval_us(iv)
+                res = {"path": path, "n": n, "profile": prof,
+                       "sender": st.scheduling,
+                       "interval_us": iv, "real_interval_us": real,
+                       "max_miss": mm, "samples": [], "failed": [],
+                       "false_opens": 0}
+                results.append(res)
+                try:
+                    progress(pctx, "commissioning the ring (test interval "
+                             "%d us, really %d us)" % (iv, real))
+                    st.cmd("pause")
+                    R.mrpd_rings(vm, profile=prof)
+                    wait_ring(vm, "closed", 60000)
+                    res["false_opens"] += settle(vm, max(1000, 50 * real //
+                                                         1000))
+                    progress(pctx, "steady state: CPU cost over %d s" %
+                             STEADY_S)
+                    res["steady"] = steady_cost(vm, n, STEADY_S)
+                    st.cmd("resume")
+                except (SampleFailed, GuestError, AssertionError) as e:
+                    res["failed"].append("setup: %s" % e)
+                    failures.append("%s: %s" % (pctx, e))
+                    progress(pctx, "FAILED: %s" % e)
+                    continue
+                for i in range(samples):
+                    try:
+                        res["false_opens"] += settle(
+                            vm, max(1000, 50 * real // 1000))
+                        s = sample(vm, st, cut, trace, iv, mm, hw, n)
+                        res["false_opens"] += s.pop("flaps")
+                        res["samples"].append(s)
+                        progress(pctx, "sample %d of %d: outage %.0f ms "
+                                 "(restore %.0f), port write %.1f ms%s" % (
+                                     i + 1, samples, s["outage_ms"],
+                                     s["restore_outage_ms"],
+                                     s["port_write_ms"],
+                                     ", detection %.2f ms" %
+                                     s["detection_ms"]
+                                     if "detection_ms" in s else ""))
+                    except (SampleFailed, GuestError, AssertionError) as e:
+                        res["failed"].append(str(e))
+                        failures.append("%s sample %d: %s" % (pctx, i + 1,
+                                                             e))
+                        progress(pctx, "sample %d FAILED: %s" % (i + 1, e))
+                        R.cut(vm, cut, up=True)
+                if res["false_opens"]:
+                    failures.append("%s: %d false ring-opens" % (
+                        pctx, res["false_opens"]))
+        finally:
+            st.close()
+    splats = find_splats(vm.log())
+    if splats:
+        failures.append("%s: kernel splats: %s" % (ctx, "; ".join(
+            splats[:5])))
+    return failures
 
 
-def silences(frames0, frames1, mac0, mac1, gap_s=CUT_HOLD_S - 0.5):
-    """For every stretch of at least gap_s without any of the manager's
-    own test frames coming back (the cuts: a sample keeps the cable cut
-    for CUT_HOLD_S at least), the ms from the last frame back to the
-    software bridge's loss report: the (MAX_MISS + 1)th test frame the
-    primary sent after it."""
-    def times(frames, src):
-        return [float(f["frame.time_epoch"])
-                for f in R.test_frames(frames, src)]
-    back = sorted(times(frames0, mac1) + times(frames1, mac0))
-    sent = times(frames0, mac0)
-    out = []
-    for last, nxt in zip(back, back[1:]):
-        if nxt - last < gap_s:
-            continue
-        after = [t for t in sent if last < t < nxt]
-        if len(after) > MAX_MISS:
-            out.append((after[MAX_MISS] - last) * 1e3)
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, unit=" ms", digits=1):
+    return "n/a" if x is None else "%.*f%s" % (digits, x, unit)
+
+
+def summarise(res):
+    s = res["samples"]
+
+    def col(k):
+        return [x[k] for x in s if k in x]
+    out = {}
+    for k in ("outage_ms", "restore_outage_ms", "detection_ms", "engine_ms",
+              "reaction_ms", "port_write_ms", "first_frame_ms"):
+        xs = col(k)
+        out[k] = (med(xs), min(xs) if xs else None, max(xs) if xs else None)
+    within = col("within_bound")
+    out["within"] = (sum(within), len(within))
     return out
 
 
-def wire(frames, mac, skip):
-    frames = R.test_frames(frames, mac)[skip:]
-    return R.wire_stats(frames), len(frames)
+def report(results, failures, args, secs):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "bench.json"), "w") as f:
+        json.dump({"args": vars(args), "period_us": PERIOD_US,
+                   "cut_hold_s": CUT_HOLD_S, "results": results,
+                   "failures": failures, "seconds": secs}, f, indent=1)
+    lines = ["# mrpsim bench", "",
+             "Traffic outage when a ring cable is cut: two host-side "
+             "stations on opposite sides of the ring exchange a frame every "
+             "%d us; the outage is the longest run of lost frames (worse "
+             "direction).  Median (min-max) over the samples; every sample "
+             "is in bench.json.  Run took %.0f min on a guest kernel with "
+             "DEBUG=%s.  See tests/bench.py for what each column measures."
+             % (PERIOD_US, secs / 60, os.environ.get("DEBUG", "1")), "",
+             "| path | nodes | profile | test interval (real) | outage | "
+             "restore outage | detection | engine within (max_miss+1) x "
+             "interval | reaction | port write | first frame after write | "
+             "samples | false opens |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        m = summarise(r)
+
+        def mm(k):
+            v = m[k]
+            if v[0] is None:
+                return "n/a"
+            return "%.1f (%.1f-%.1f)" % v
+        w = m["within"]
+        lines.append("| %s | %d | %d ms | %d us (%d us) | %s | %s | %s | %s "
+                     "| %s | %s | %s | %d%s | %d |" % (
+                         r["path"], r["n"], r["profile"], r["interval_us"],
+                         r["real_interval_us"], mm("outage_ms"),
+                         mm("restore_outage_ms"), mm("detection_ms"),
+                         "%d of %d" % w if w[1] else "n/a",
+                         mm("reaction_ms"), mm("port_write_ms"),
+                         mm("first_frame_ms"), len(r["samples"]),
+                         " (%d failed)" % len(r["failed"]) if r["failed"]
+                         else "", r["false_opens"]))
+    lines += ["", "## Where the time goes", "",
+              "Median ms after the cut at which each stage ended (host "
+              "clock; the guest's trace and mrpd logs aligned on the "
+              "driver's write of the manager's port).  A stage's share is "
+              "the difference to the column before; opened by: what made "
+              "the manager's mrpd open the ring.", "",
+              "| path | nodes | profile | opened by | " +
+              " | ".join(k for k, _ in TIMELINE) + " | outage |",
+              "|---|---|---|---|" + "---|" * (len(TIMELINE) + 1)]
+    for r in results:
+        tls = [x["timeline_ms"] for x in r["samples"] if "timeline_ms" in x]
+        if not tls:
+            continue
+        trig = {}
+        for x in r["samples"]:
+            trig[x.get("trigger", "?")] = trig.get(x.get("trigger", "?"),
+                                                   0) + 1
+        cells = [fmt(med([t[k] for t in tls if k in t]), "")
+                 for k, _ in TIMELINE]
+        lines.append("| %s | %d | %d ms | %s | %s | %s |" % (
+            r["path"], r["n"], r["profile"],
+            ", ".join("%s %d" % kv for kv in sorted(trig.items())),
+            " | ".join(cells), fmt(summarise(r)["outage_ms"][0], "")))
+    lines += [""] + ["- %s: %s" % kv for kv in TIMELINE]
+    lines += ["", "## MRP's CPU cost per node in steady state",
+              "", "Closed ring, stations paused, %d s." % STEADY_S, "",
+              "| path | nodes | profile | MRP frames to CPU /s (mean, max "
+              "node) | switch interrupts /s | guest CPU ms/s |",
+              "|---|---|---|---|---|---|"]
+    for r in results:
+        c = r.get("steady")
+        if not c:
+            continue
+        lines.append("| %s | %d | %d ms | %.1f, %.1f | %.1f | %.1f |" % (
+            r["path"], r["n"], r["profile"], c["mrp_to_cpu_per_s_mean"],
+            c["mrp_to_cpu_per_s_max"], c["irq_per_s_per_node"],
+            c["cpu_ms_per_s_per_node"]))
+    lines += ["", "## Failures", ""] + (["- " + f for f in failures] or
+                                        ["none"])
+    plot = draw(results)
+    if plot:
+        lines += ["", "![outage against ring size](%s)" % plot]
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(OUT, "report.md"), "w") as f:
+        f.write(text)
+    return text
 
 
-def fmt(xs):
-    if not xs:
-        return "n/a"
-    return "median %.2f ms, min %.2f, max %.2f (n=%d)" % (
-        statistics.median(xs), min(xs), max(xs), len(xs))
+def draw(results):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("# no python3-matplotlib: no plot")
+        return None
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    keys = sorted({(r["path"], r["profile"]) for r in results})
+    colors = {p: "C%d" % i for i, p in enumerate(sorted(PROFILES))}
+    for path, prof in keys:
+        pts = []
+        for r in results:
+            if (r["path"], r["profile"]) != (path, prof):
+                continue
+            xs = [s["outage_ms"] for s in r["samples"]]
+            if xs:
+                pts.append((r["n"], med(xs), min(xs), max(xs)))
+        if not pts:
+            continue
+        pts.sort()
+        # hardware a little left, software a little right: no overlap
+        shift = 0.97 if path == "hardware" else 1.03
+        ax.errorbar([p[0] * shift for p in pts], [p[1] for p in pts],
+                    yerr=[[p[1] - p[2] for p in pts],
+                          [p[3] - p[1] for p in pts]],
+                    marker="o" if path == "hardware" else "s",
+                    linestyle="-" if path == "hardware" else "--",
+                    color=colors[prof], capsize=3,
+                    label="%s, profile %d ms" % (path, prof))
+    ax.set_xlabel("switches in the ring")
+    ax.set_ylabel("traffic outage (ms)")
+    ax.set_yscale("log")
+    ax.set_xscale("log")
+    ax.set_xticks(sorted({r["n"] for r in results}))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(ScalarFormatter())
+        axis.set_minor_formatter(NullFormatter())
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("mrpsim: outage after a cable cut (median, min-max)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(OUT, "outage.png"), dpi=100)
+    return "outage.png"
 
 
-def run_path(name, mrp, intervals, samples, keep, react):
-    print("\n== %s path (mrpsim mrp=%s), manager react %s ==" % (
-        name, "on" if mrp else "off", "1 (default)" if react is None
-        else react))
-    workdir = (os.path.join(keep, name) if keep else
-               tempfile.mkdtemp(prefix="mrpsim-bench-"))
-    os.makedirs(workdir, exist_ok=True)
-    trace = os.path.join(workdir, "trace.log")
-    extra = ["-msg", "timestamp=on", "-D", trace]
-    for t in TRACES:
-        extra += ["-trace", t]
-    with VM(R.topology(mrp=mrp, dumps=("s0p0", "s0p1")), workdir=workdir,
-            qemu_extra=extra) as vm:
-        vm.check(". /mrpsim/lib.sh && load_driver")
-        R.build_nodes(vm)
-        R.start_mrpd(vm)
-        mac, mac1 = vm.check("ip netns exec n0 cat /sys/class/net/s0p0/"
-                             "address /sys/class/net/s0p1/address").split()
-        for iv in intervals:
-            R.mrpd_rings(vm, iv, react=react)
-            wait_ring(vm, "closed", 30000)
-            before = R.decode(R.pcap_path(vm, "s0p0"), None)
-            skip, skip0 = len(R.test_frames(before, mac)), len(before)
-            skip1 = 0 if mrp else len(R.decode(R.pcap_path(vm, "s0p1"),
-                                               None))
-            done, flaps, failed = latency(vm, trace, samples, iv)
-            frames0 = R.decode(R.pcap_path(vm, "s0p0"), None)
-            rec = [r for r, _ in done]
-            det = [d for _, d in done if d is not None]
-            react_ms = [r - d for r, d in done if d is not None]
-            quiet = []
-            if not mrp:
-                frames1 = R.decode(R.pcap_path(vm, "s0p1"), None)
-                quiet = silences(frames0[skip0:], frames1[skip1:],
-                                 mac, mac1)
-            stats, n = wire(frames0, mac, skip)
-            print("interval %5d us: recovery %s" % (iv, fmt(rec)))
-            if mrp:
-                print("                  detection %s" % fmt(det))
-                print("                  reaction  %s" % fmt(react_ms))
-            else:
-                print("                  silence before the loss report "
-                      "%s" % fmt(quiet))
-            print("                  %d spurious ring-open reports while "
-                  "waiting for a quiet ring, %d failed samples" %
-                  (flaps, len(failed)))
-            for f in failed:
-                print("                  failed: %s" % f)
-            print("                  wire interval median %.0f us, p95 %.0f"
-                  " us over %d frames" % (stats["median"], stats["p95"], n))
-    splats = find_splats(vm.log())
-    if splats:
-        print("guest log has kernel splats:\n" + "\n".join(splats))
+def ints(s):
+    return [int(x) for x in s.split(",") if x]
 
 
 def main():
+    global OUT
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--samples", type=int, default=5)
-    ap.add_argument("--intervals", default="1000,10000")
+    ap.add_argument("--sizes", type=ints, default=[4, 14, 50])
+    ap.add_argument("--profiles", type=ints, default=[10, 30, 200])
     ap.add_argument("--paths", default="hardware,software")
-    ap.add_argument("--keep", metavar="DIR")
-    ap.add_argument("--react", type=int, choices=(0, 1),
-                    help="the manager reacts to MRP_LinkChange (mrpd's "
-                    "default: 1)")
+    ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep each guest's logs and trace in DIR")
+    ap.add_argument("--out", metavar="DIR", default=OUT,
+                    help="where the report goes (default: %(default)s)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite report.md and outage.png from bench.json")
     a = ap.parse_args()
-    intervals = [int(x) for x in a.intervals.split(",")]
-    for path in a.paths.split(","):
-        if path not in ("hardware", "software"):
-            ap.error("--paths: hardware and/or software, not %r" % path)
-        run_path(path, path == "hardware", intervals, a.samples, a.keep,
-                 a.react)
-    return 0
+    OUT = os.path.abspath(a.out)
+    if a.report_only:
+        with open(os.path.join(OUT, "bench.json")) as f:
+            saved = json.load(f)
+        print(report(saved["results"], saved["failures"],
+                     argparse.Namespace(**saved["args"]), saved["seconds"]))
+        return 1 if saved["failures"] else 0
+    sys.stdout.reconfigure(line_buffering=True)
+    for p in a.profiles:
+        if p not in PROFILES:
+            ap.error("--profiles: one of %s" % sorted(PROFILES))
+    paths = a.paths.split(",")
+    for p in paths:
+        if p not in ("hardware", "software"):
+            ap.error("--paths: hardware and/or software, not %r" % p)
+    if a.keep:
+        a.keep = os.path.abspath(a.keep)
+    t0 = time.monotonic()
+    results, failures = [], []
+    for n in a.sizes:
+        for p in paths:
+            try:
+                failures += run_guest(p, n, a.profiles, a.samples, a.keep,
+                                      results)
+            except (GuestError, SampleFailed, RuntimeError) as e:
+                failures.append("%s n=%d: %s" % (p, n, e))
+                print("[%s n=%d] FAILED: %s" % (p, n, e))
+            report(results, failures, a, time.monotonic() - t0)
+    print(report(results, failures, a, time.monotonic() - t0))
+    print("# written: %s/report.md, bench.json, outage.png" % OUT)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
