@@ -18,6 +18,8 @@ prompt.
 """
 
 import argparse
+import base64
+import gzip
 import json
 import os
 import re
@@ -366,6 +368,14 @@ class VM:
             raise AssertionError("guest command failed (%d): %s\n%s" %
                                  (status, cmd, out.rstrip()))
         return out
+
+    def fetch(self, cmd, timeout=600):
+        """The output of a guest command that must succeed, compressed on
+        the way: the agent's serial line moves about 100 bytes a ms, and
+        captures and logs run to megabytes."""
+        out = self.check("{ %s\n} | gzip -1 | base64" % cmd, timeout)
+        return gzip.decompress(base64.b64decode("".join(out.split()))).decode(
+            errors="replace")
 
     def script_results(self, cmd, timeout=1800):
         """Run a guest script printing "ok - NAME" / "not ok - NAME" lines
