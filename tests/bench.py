@@ -52,8 +52,6 @@ build/bench/outage.png (python3-matplotlib).
 """
 
 import argparse
-import base64
-import gzip
 import json
 import os
 import re
@@ -73,6 +71,7 @@ PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 HZ = 250                # the guest kernel's (kernel/mrpsim.config)
 PERIOD_US = 1000        # the stations' frame period
 CUT_HOLD_S = 2.5
+STALL_MS = 10           # a sender stalled longer invalidates a sample
 STEADY_S = 10
 STATION_MAC = ("02:00:00:00:aa:01", "02:00:00:00:aa:02")
 OUT = os.path.join(TOP, "build", "bench")
@@ -219,10 +218,8 @@ def guest_fetch(vm, marks):
     ({node: [(mono s, text)]}, [(mono s, event, args)])."""
     cmds = ["echo @@n%d; tail -c +%d /tmp/mrpd-n%d.log" % (i, m + 1, i)
             for i, m in enumerate(marks)]
-    out = vm.check("{ %s; echo @@trace; cat %s/trace; } | gzip -1 | "
-                   "base64" % ("; ".join(cmds), GTRACE), timeout=600)
-    text = gzip.decompress(base64.b64decode("".join(out.split()))).decode(
-        errors="replace")
+    text = vm.fetch("%s; echo @@trace; cat %s/trace" % ("; ".join(cmds),
+                                                         GTRACE))
     logs, trace, cur = {}, [], None
     for line in text.splitlines():
         if line.startswith("@@n"):
@@ -317,12 +314,18 @@ def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
               e.sw == "sw0" and e.args[0] == 1 and e.args[2] == 0 and
               e.vclock >= cut_ev.vclock]
     r = {"flaps": flaps, "lost": runs, "_cut_host": cut_ev.host,
-         "sender_late_max_ms": got["late_max_ms"],
-         "sender_refused": got["refused"]}
-    if got["late_max_ms"] > 2 * PERIOD_US / 1000 or got["refused"]:
-        raise SampleFailed("the host-side sender stalled (a tick %.1f ms "
-                           "late, %d frames refused): not a measurement" % (
-                               got["late_max_ms"], got["refused"]))
+         "sender_late": got["late"], "sender_refused": got["refused"]}
+    # A tick that runs late sends its frame late, not never: the count of
+    # lost numbers is off by at most the delay.  The report gives the
+    # largest delay near the cut and the restore; a sender that stalls for
+    # more than STALL_MS there, or a socket that refuses a frame (lost for
+    # the wrong reason), leaves the sample saying nothing.
+    near = [x for x in got["late"] + got["refused"]
+            if any(-0.05 < x[1] - t < 1.0 for t in (cut_ev.host, restore))]
+    r["sender_late_ms"] = max([x[2] for x in near if len(x) > 2] or [0])
+    if r["sender_late_ms"] > STALL_MS or any(len(x) == 2 for x in near):
+        raise SampleFailed("the host-side sender stalled while the ring "
+                           "recovered (%s): not a measurement" % near[:3])
     # outage: worst direction, the cut's and the restore's apart (a run
     # belongs to the one it started closer to: frames in flight when the
     # cable comes back are lost too)
@@ -491,15 +494,17 @@ def report(results, failures, args, secs):
              "Traffic outage when a ring cable is cut: two host-side "
              "stations on opposite sides of the ring exchange a frame every "
              "%d us; the outage is the longest run of lost frames (worse "
-             "direction).  Median (min-max) over the samples; every sample "
+             "direction); sender late: the longest the host-side sender ran "
+             "late near a cut or restore (the outage is good to that).  "
+             "Median (min-max) over the samples; every sample "
              "is in bench.json.  Run took %.0f min on a guest kernel with "
              "DEBUG=%s.  See tests/bench.py for what each column measures."
              % (PERIOD_US, secs / 60, os.environ.get("DEBUG", "1")), "",
              "| path | nodes | profile | test interval (real) | outage | "
              "restore outage | detection | engine within (max_miss+1) x "
              "interval | reaction | port write | first frame after write | "
-             "samples | false opens |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "samples | false opens | sender late |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         m = summarise(r)
 
@@ -509,8 +514,9 @@ def report(results, failures, args, secs):
                 return "n/a"
             return "%.1f (%.1f-%.1f)" % v
         w = m["within"]
+        late = [x.get("sender_late_ms", 0) for x in r["samples"]]
         lines.append("| %s | %d | %d ms | %d us (%d us) | %s | %s | %s | %s "
-                     "| %s | %s | %s | %d%s | %d |" % (
+                     "| %s | %s | %s | %d%s | %d | %.1f ms |" % (
                          r["path"], r["n"], r["profile"], r["interval_us"],
                          r["real_interval_us"], mm("outage_ms"),
                          mm("restore_outage_ms"), mm("detection_ms"),
@@ -518,7 +524,7 @@ def report(results, failures, args, secs):
                          mm("reaction_ms"), mm("port_write_ms"),
                          mm("first_frame_ms"), len(r["samples"]),
                          " (%d failed)" % len(r["failed"]) if r["failed"]
-                         else "", r["false_opens"]))
+                         else "", r["false_opens"], max(late or [0])))
     lines += ["", "## Where the time goes", "",
               "Median ms after the cut at which each stage ended (host "
               "clock; the guest's trace and mrpd logs aligned on the "

@@ -26,8 +26,9 @@ line, and answers on stdout with one JSON line:
   losses FIRST LAST
          per direction, the runs of numbers in [FIRST, LAST) that never
          arrived: [first lost, count, send time of the first lost, host
-         time the next number arrived (null: none did)]; how late the
-         latest tick ran, and the frames the sockets refused
+         time the next number arrived (null: none did)]; the ticks that
+         ran more than two periods late and those whose frame a socket
+         refused: [number, send time (, ms late)]
 
 The generator runs SCHED_FIFO (as root): a sender that a loaded host
 stalls sends a burst when it catches up, which the sockets drop.
@@ -168,8 +169,11 @@ def serve(period_us, a, b):
                 first, last = (int(x) for x in cmd.split()[1:3])
                 out = {"rx": {st.name: lost_runs(st.rx, sent, first, last)
                               for st in (a, b)},
-                       "late_max_ms": max(late[first:last] or [0]) * 1e3,
-                       "refused": sum(first <= x < last for x in refused)}
+                       "late": [[k, sent[k], late[k] * 1e3]
+                                for k in range(first, min(last, len(late)))
+                                if late[k] > 2 * period],
+                       "refused": [[k, sent[k]] for k in refused
+                                   if first <= k < last]}
             elif cmd == "quit":
                 return
             else:
