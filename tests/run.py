@@ -152,8 +152,9 @@ def run_guest_module(res, path, pattern, keep):
                 if inspect.isgenerator(r):
                     # a test that reports several results: (name, ok, detail)
                     for sub, sub_ok, detail in r:
+                        sub, _, why = sub.partition(" # SKIP ")
                         res.report("%s: %s" % (name, sub), sub_ok, None,
-                                   detail)
+                                   why or detail, skipped=bool(why))
                 else:
                     res.report(name, True, time.monotonic() - t0)
             except vmlib.Skip as e:

