@@ -101,17 +101,3 @@ def detections(evs, manager="sw0", interval_us=1000):
                              delay / 1e6, (det - delay) / 1e6, len(ticks)))
     return out
 
-
-def unblocks(evs, manager="sw0", port=1):
-    """vclock (ns) of every write that set the manager's secondary port
-    forwarding (state 0) while it was blocking before."""
-    out, blocked = [], False
-    for e in evs:
-        if e.name != "mrpsim_port_ctrl" or e.sw != manager or \
-                e.args[0] != port:
-            continue
-        state = e.args[2]
-        if state == 0 and blocked:
-            out.append(e.vclock)
-        blocked = state == 1
-    return out

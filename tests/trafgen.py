@@ -32,8 +32,6 @@ line, and answers on stdout with one JSON line:
 
 The generator runs SCHED_FIFO (as root): a sender that a loaded host
 stalls sends a burst when it catches up, which the sockets drop.
-  dump   everything so far: the period, each tick's send time, and per
-         direction the sequence numbers received with their host time
   quit   exits
 """
 
@@ -66,7 +64,6 @@ class Station:
         self.qemu_path = ("127.0.0.1", int(qemu_port))
         self.mac, self.peer = mac_bytes(mac), mac_bytes(peer_mac)
         self.rx = []            # (seq, host time)
-        self.dropped_tx = 0     # QEMU not listening yet, or queue full
         self.bad = 0            # frames that are not the peer's stream
 
     def send(self, seq, t_ns):
@@ -76,7 +73,6 @@ class Station:
         try:
             self.sock.sendto(frame, self.qemu_path)
         except OSError:
-            self.dropped_tx += 1
             return False
         return True
 
@@ -156,11 +152,6 @@ def serve(period_us, a, b):
             cmd = line.decode().strip()
             if cmd == "seq":
                 out = {"seq": seq, "time": now}
-            elif cmd == "dump":
-                out = {"period_us": period_us, "sent": sent,
-                       "rx": {a.name: a.rx, b.name: b.rx},
-                       "dropped_tx": a.dropped_tx + b.dropped_tx,
-                       "bad": a.bad + b.bad}
             elif cmd in ("pause", "resume"):
                 paused = cmd == "pause"
                 t0, base = time.monotonic(), seq
