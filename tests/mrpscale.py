@@ -8,6 +8,7 @@ each returns what it measured for the module to print.
 """
 
 import os
+import random
 import re
 import time
 
@@ -229,6 +230,40 @@ def steady_state(vm, seconds):
     assert cov and set(cov) == {n}, cov
     problems, _ = C.exactly_once(xs)
     assert not problems, "\n".join(problems[:20])
+
+
+def host_stalls(vm, bursts=10, stalls=5, stall_ms=3, run_ms=0.3):
+    """A busy host: QEMU is stopped for stall_ms, runs for run_ms, is
+    stopped again, stalls times in a row, in bursts at random phases of
+    the test interval.  No frame moves while QEMU is stopped, so the
+    manager's engine must take each late tick for what it is
+    (hw_mrp_tick_late), not for a missed test frame: no loss, no ring-open
+    report, no transition.  Returns the late ticks counted."""
+    def counts():
+        st = R.mrpd_state(vm, [0])[0]
+        return ([R.ethtool_stat(vm, 0, p, c) for p in ("s0p0", "s0p1")
+                 for c in ("hw_mrp_tick_late", "hw_mrp_loss")],
+                st["transitions"], st["counters"]["ring_open"])
+
+    rnd = random.Random(bursts)
+    before = counts()
+    for _ in range(bursts):
+        for _ in range(stalls):
+            vm.stall(stall_ms / 1000)
+            time.sleep(run_ms / 1000)
+        time.sleep(rnd.uniform(0.05, 0.1))      # a random phase
+    after = counts()
+    late = after[0][0] - before[0][0]
+    assert late >= bursts * stalls, (
+        "%d stalls of %d ms, %d late ticks seen" % (bursts * stalls,
+                                                  stall_ms, late))
+    assert (after[0][1], after[0][3]) == (before[0][1], before[0][3]), (
+        "host stalls taken as a loss: hw_mrp_loss %d/%d -> %d/%d" % (
+            before[0][1], before[0][3], after[0][1], after[0][3]))
+    assert after[1:] == before[1:], (
+        "host stalls opened the ring: transitions, ring-open %s -> %s" % (
+            before[1:], after[1:]))
+    return late
 
 
 def trace_path(vm):

@@ -7,12 +7,14 @@ Topology.trace(*EVENTS) asks QEMU for them; events() reads them back.
 Detection of a cut is the time from the cut (mrpsim_link, up 0) to the
 manager engine's loss event.  The engine counts test intervals with a
 timer on the virtual clock; under TCG that timer runs in QEMU's main loop
-and fires late when the host is busy, and a tick later than one interval
-skips the deadlines it missed (a late timer must not send a burst of test
-frames, nor count misses for frames it never sent).  host_delay is the
-time the host held the detecting tick back: how late it ran plus the
-intervals whose ticks it skipped since the cut.  The engine's own figure,
-detection minus host_delay, stays within (max_miss + 1) intervals.
+and fires late when the host is busy.  A tick more than half an interval
+late counts no miss (no frame could move while the host held QEMU back)
+and the next deadline is a whole interval after it
+(docs/specs/mrpsim.rst).  host_delay is what the host added: for every
+late tick since the cut its lateness plus the interval it did not count,
+and the lateness of the detecting tick.  The engine's own figure,
+detection minus host_delay, stays within (max_miss + 1) intervals, and
+the ticks that counted are at most max_miss + 1.
 """
 
 import collections
@@ -90,14 +92,21 @@ def detections(evs, manager="sw0", interval_us=1000):
                  cut.vclock < e.vclock <= loss.vclock]
         if not ticks:
             continue
-        # deadlines the timer jumped over since the cut (tick args: ring,
-        # now, deadline)
-        dl = [e.args[2] for e in ticks]
-        skipped = sum((b - a) // iv - 1 for a, b in zip(dl, dl[1:]))
-        late = ticks[-1].vclock - ticks[-1].args[2]
-        delay = late + max(0, skipped) * iv
+        # A tick more than half an interval late counts nothing and the
+        # next deadline is a whole interval after it
+        # (docs/specs/mrpsim.rst): each such tick delays the detection
+        # by its lateness and an interval.  The tick that declared the
+        # loss ran on time; its lateness is the host's too.
+        delay, counted = 0, 0
+        for e in ticks:
+            late = e.vclock - e.args[2]
+            if late > iv // 2:
+                delay += late + iv
+            else:
+                counted += 1
+        delay += ticks[-1].vclock - ticks[-1].args[2]
         det = loss.vclock - cut.vclock
         out.append(Detection(cut.vclock, loss.vclock, det / 1e6,
-                             delay / 1e6, (det - delay) / 1e6, len(ticks)))
+                             delay / 1e6, (det - delay) / 1e6, counted))
     return out
 

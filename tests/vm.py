@@ -26,6 +26,7 @@ import re
 import select
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -424,6 +425,15 @@ class VM:
         m = re.findall(r"MRPSIM-EXIT (\d+)", self.log())
         self.exit_status = int(m[-1]) if m else None
         return self.log()
+
+    def stall(self, seconds):
+        """Stop the whole QEMU process for seconds, as a busy host does:
+        every vCPU, timer and frame in flight waits."""
+        os.kill(self.proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(seconds)     # the stall itself is the stimulus
+        finally:
+            os.kill(self.proc.pid, signal.SIGCONT)
 
     def kill(self):
         if self.proc.poll() is None:

@@ -163,6 +163,7 @@ enum mrpsim_port_counter {
 	MRPSIM_CNT_MRP_FWD,
 	MRPSIM_CNT_MRP_MALFORMED,
 	MRPSIM_CNT_MRP_FWD_DROP,
+	MRPSIM_CNT_MRP_TICK_LATE,
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
@@ -188,6 +189,7 @@ enum mrpsim_port_counter {
 	[MRPSIM_CNT_MRP_FWD]		= "hw_mrp_fwd",			\
 	[MRPSIM_CNT_MRP_MALFORMED]	= "hw_mrp_malformed",		\
 	[MRPSIM_CNT_MRP_FWD_DROP]	= "hw_mrp_fwd_drop",		\
+	[MRPSIM_CNT_MRP_TICK_LATE]	= "hw_mrp_tick_late",		\
 }
 
 /* ---- MRP engine, one block per ring instance ---- */

@@ -942,10 +942,11 @@ static const VMStateDescription mrpsim_vmstate_fwd = {
     }
 };
 
+/* Version 2: the port counters gained MRP_TICK_LATE. */
 static const VMStateDescription mrpsim_vmstate = {
     .name = TYPE_MRPSIM,
-    .version_id = 1,
-    .minimum_version_id = 1,
+    .version_id = 2,
+    .minimum_version_id = 2,
     .post_load = mrpsim_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, MrpsimState),

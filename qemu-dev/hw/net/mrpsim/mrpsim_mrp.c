@@ -143,7 +143,13 @@ static void mrpsim_send_tests(MrpsimRing *r, int64_t now)
 
 /* ---- Test monitor ---- */
 
-static void mrpsim_monitor_tick(MrpsimRing *r)
+/*
+ * One interval of the monitor.  @late: the tick ran more than half an
+ * interval after its deadline.  The host held the device back, and with
+ * it every switch of the ring: no frame moved meanwhile, so the interval
+ * counts as neither a miss nor a loss (``MRP_TICK_LATE`` counts it).
+ */
+static void mrpsim_monitor_tick(MrpsimRing *r, bool late)
 {
     MrpsimState *s = r->s;
     unsigned int which;
@@ -155,7 +161,9 @@ static void mrpsim_monitor_tick(MrpsimRing *r)
             continue;
         }
         p = &s->port[r->port[which]];
-        if (r->miss[which] >= r->max_miss &&
+        if (late) {
+            p->cnt[MRPSIM_CNT_MRP_TICK_LATE]++;
+        } else if (r->miss[which] >= r->max_miss &&
             !(r->status & mrpsim_lost_bit(which))) {
             r->status |= mrpsim_lost_bit(which);
             p->cnt[MRPSIM_CNT_MRP_LOSS]++;
@@ -233,11 +241,11 @@ static void mrpsim_test_stop(MrpsimRing *r)
 }
 
 /* One interval tick: check the monitor, then send the test frames. */
-static void mrpsim_test_tick(MrpsimRing *r, int64_t now)
+static void mrpsim_test_tick(MrpsimRing *r, int64_t now, bool late)
 {
     trace_mrpsim_mrp_tick(mrpsim_id(r->s), r->idx, now, r->deadline);
     if (r->role != MRPSIM_ROLE_MRC) {
-        mrpsim_monitor_tick(r);
+        mrpsim_monitor_tick(r, late);
     }
     if (mrpsim_ring_generates(r)) {
         mrpsim_send_tests(r, now);
@@ -260,12 +268,16 @@ static void mrpsim_test_timer(void *opaque)
         return;
     }
     if (now >= r->deadline) {
-        mrpsim_test_tick(r, now);
-        /* the deadline advances by whole intervals: no drift, no burst */
-        r->deadline += iv;
-        if (r->deadline <= now) {
-            r->deadline += ((now - r->deadline) / iv + 1) * iv;
-        }
+        bool late = now - r->deadline > iv / 2;
+
+        mrpsim_test_tick(r, now, late);
+        /*
+         * On time, the deadline advances by whole intervals: no drift.
+         * Late, the deadlines missed are skipped (no burst) and the next
+         * one is a whole interval away: the frames just sent get the
+         * interval they are checked against.
+         */
+        r->deadline = late ? now + iv : r->deadline + iv;
     }
     if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
         mrpsim_test_arm(r);
@@ -291,7 +303,7 @@ static void mrpsim_test_start(MrpsimRing *r)
     trace_mrpsim_mrp_test_start(r->idx, mrpsim_role_names[r->role],
                                 r->interval, r->max_miss, r->period);
     r->deadline = now + mrpsim_interval_ns(r);
-    mrpsim_test_tick(r, now);
+    mrpsim_test_tick(r, now, false);
     if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
         mrpsim_test_arm(r);
     }
