@@ -637,19 +637,23 @@ static void mrpsim_mrp_report(struct mrpsim_port *port, bool lost)
 			    "MRP: cannot report ring open (%d)\n", err);
 }
 
-static void mrpsim_mrp_port_changes(struct mrpsim_port *port)
+/* Take the loss/regain events of @port not reported yet.  Returns how
+ * many reports the bridge must see (0: none or stale, 1: the port's state
+ * in *@lost, 2: the opposite state first, as the ring opened and closed
+ * again, or the reverse, since the last report).
+ */
+static unsigned int mrpsim_mrp_port_take(struct mrpsim_port *port, bool *lost)
 {
 	struct mrpsim_mrp *mrp = port->mrp;
 	unsigned int changes;
-	bool lost;
 
 	/* Full barrier: the state read below is at least as new as the
 	 * changes counted.
 	 */
 	changes = atomic_xchg(&port->mrp_changes, 0);
 	if (!changes)
-		return;
-	lost = test_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+		return 0;
+	*lost = test_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
 
 	/* Events of a test that was stopped meanwhile, or of another ring
 	 * instance, are stale.
@@ -657,15 +661,8 @@ static void mrpsim_mrp_port_changes(struct mrpsim_port *port)
 	if (!mrp || !mrp->test_hw || mrp->hw != READ_ONCE(port->mrp_hw) ||
 	    (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev) ||
 	    !netif_is_bridge_port(port->netdev) || port->bridge != mrp->br)
-		return;
-
-	/* The ring opened and closed again (or the reverse) since the last
-	 * report: let the bridge see both transitions.
-	 */
-	if (changes > 1 && lost == port->mrp_reported)
-		mrpsim_mrp_report(port, !lost);
-	mrpsim_mrp_report(port, lost);
-	port->mrp_reported = lost;
+		return 0;
+	return changes > 1 && *lost == port->mrp_reported ? 2 : 1;
 }
 
 static void mrpsim_mrp_test_done(struct mrpsim *sw, int hw)
@@ -691,11 +688,16 @@ static void mrpsim_mrp_test_done(struct mrpsim *sw, int hw)
  * Loss and regain of continuity are reported per port, coalesced: however
  * many events arrived since the last run, the bridge sees the port's
  * current state, preceded by the opposite one when the ring opened and
- * closed again in between.
+ * closed again in between.  The states passed through come first for
+ * every port, then the current ones: a ring that opened and closed on
+ * both ports is reported open, open, closed, closed, one transition for
+ * whoever manages it, not two.
  */
 void mrpsim_mrp_work(struct work_struct *work)
 {
 	struct mrpsim *sw = container_of(work, struct mrpsim, mrp_work);
+	unsigned int reports[MRPSIM_MAX_PORTS];
+	bool lost[MRPSIM_MAX_PORTS];
 	unsigned int i;
 	int hw;
 
@@ -704,7 +706,16 @@ void mrpsim_mrp_work(struct work_struct *work)
 		if (test_and_clear_bit(hw, &sw->mrp_test_done))
 			mrpsim_mrp_test_done(sw, hw);
 	for (i = 0; i < sw->num_ports; i++)
-		mrpsim_mrp_port_changes(sw->ports[i]);
+		reports[i] = mrpsim_mrp_port_take(sw->ports[i], &lost[i]);
+	for (i = 0; i < sw->num_ports; i++)
+		if (reports[i] == 2)
+			mrpsim_mrp_report(sw->ports[i], !lost[i]);
+	for (i = 0; i < sw->num_ports; i++) {
+		if (!reports[i])
+			continue;
+		mrpsim_mrp_report(sw->ports[i], lost[i]);
+		sw->ports[i]->mrp_reported = lost[i];
+	}
 	rtnl_unlock();
 }
 
