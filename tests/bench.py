@@ -35,7 +35,8 @@ ring is closed and quiet again.  Per sample:
 The time line splits each recovery into stages (TIMELINE): the device's
 loss event and port write (QEMU trace: virtual clock, and the host's
 clock with -msg timestamp=on), the driver taking the event (its
-mrpsim:mrpsim_event trace event), the manager's mrpd learning that the
+mrpsim:mrpsim_event trace event) and reporting it to the bridge
+(mrpsim:mrpsim_mrp_report), the manager's mrpd learning that the
 ring is open and every client's mrpd receiving the TopologyChange and
 flushing (mrpd -v logs), and the stations' first frame after the gap.
 The guest's trace clock (mono) and mrpd's log (CLOCK_MONOTONIC) are one
@@ -181,11 +182,15 @@ def steady_cost(vm, n, seconds):
 
 
 GTRACE = "/sys/kernel/tracing"
-GTRACE_RE = re.compile(r"\s(\d+\.\d+): (mrpsim_event|mrpsim_port_ctrl): (.*)$")
+GTRACE_RE = re.compile(r"\s(\d+\.\d+): "
+                       r"(mrpsim_event|mrpsim_mrp_report|mrpsim_port_ctrl): "
+                       r"(.*)$")
 MRPD_RE = re.compile(r"^\[(\d+\.\d+)\] (.*)$")
 # the stages of a recovery, in order: (key, what ends there)
 TIMELINE = (("loss", "the manager's switch detects the loss (device)"),
             ("driver", "its driver takes the loss event (interrupt)"),
+            ("bridge", "the driver reports it to the bridge (work queue, "
+                       "RTNL)"),
             ("mrpd", "the manager's mrpd learns the ring is open (from the "
                      "bridge, or a client's MRP_LinkDown)"),
             ("write", "the manager's switch unblocks its secondary port"),
@@ -255,6 +260,10 @@ def timeline(r, hw, logs, gtrace, write, loss, firsts):
                    a.startswith(PCI0 + " type 2 ")), None)
         if ev is not None:
             tl["driver"] = (ev + off - cut) * 1e3
+        rep = next((t for t, e, a in gtrace if e == "mrpsim_mrp_report" and
+                    a.startswith("s0p") and a.endswith(" lost 1")), None)
+        if rep is not None:
+            tl["bridge"] = (rep + off - cut) * 1e3
     # what opened the ring in the manager's mrpd: the bridge's loss
     # report or a client's MRP_LinkDown, whichever came first
     for t, text in logs.get(0, []):

@@ -58,6 +58,7 @@
 #include <uapi/linux/mrp_bridge.h>
 
 #include "mrpsim.h"
+#include "mrpsim_trace.h"
 
 #define MRPSIM_MRP_NO_HW	(-1)
 
@@ -631,6 +632,7 @@ static void mrpsim_mrp_report(struct mrpsim_port *port, bool lost)
 
 	netdev_dbg(port->netdev, "MRP ring %u: continuity %s\n",
 		   port->mrp->ring_id, lost ? "lost" : "regained");
+	trace_mrpsim_mrp_report(port->netdev, port->mrp->ring_id, lost);
 	err = br_mrp_ring_port_open(port->netdev, lost);
 	if (err)
 		netdev_warn(port->netdev,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Trace events of the mrpsim driver: what the device told the driver and
- * what the driver wrote to a port's state.  Stamped on the guest's trace
+ * Trace events of the mrpsim driver: what the device told the driver, what
+ * it reported to the bridge and what it wrote to a port's state.  Stamped on the guest's trace
  * clock, they place the driver between the device (QEMU's own trace
  * events, on the device's virtual clock) and userspace: make bench
  * aligns the two clocks on mrpsim_port_ctrl, the driver's half of the
  * device's trace event of the same name, and splits MRP's recovery into
- * interrupt, bridge and mrpd stages.
+ * interrupt, driver-to-bridge and bridge-to-mrpd stages.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM mrpsim
@@ -52,6 +52,20 @@ TRACE_EVENT(mrpsim_port_ctrl,
 			   __entry->state = state;),
 	    TP_printk("%s en %d state %u", __entry->name, __entry->en,
 		      __entry->state)
+);
+
+/* The driver reports loss (or regain) of ring continuity to the bridge. */
+TRACE_EVENT(mrpsim_mrp_report,
+	    TP_PROTO(const struct net_device *netdev, u32 ring_id, bool lost),
+	    TP_ARGS(netdev, ring_id, lost),
+	    TP_STRUCT__entry(__array(char, name, IFNAMSIZ)
+			     __field(u32, ring_id)
+			     __field(bool, lost)),
+	    TP_fast_assign(strscpy(__entry->name, netdev->name, IFNAMSIZ);
+			   __entry->ring_id = ring_id;
+			   __entry->lost = lost;),
+	    TP_printk("%s ring %u lost %d", __entry->name, __entry->ring_id,
+		      __entry->lost)
 );
 
 #endif /* _MRPSIM_TRACE_H */
