@@ -116,9 +116,11 @@ def kernel_del(vm):
 
 
 def start_mrpd(vm):
-    """mrpd in every node (one per network namespace)."""
+    """mrpd in every node (one per network namespace), logging every
+    action and MRP control frame (-v) to /tmp/mrpd-n<i>.log for the
+    assertions that fail to show."""
     vm.check("for i in $(seq 0 %d); do nsenter --net=/run/netns/n$i mrpd "
-             "-D -l /tmp/mrpd-n$i.log || exit 1; done" % (nodes(vm) - 1))
+             "-D -v -l /tmp/mrpd-n$i.log || exit 1; done" % (nodes(vm) - 1))
 
 
 def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):

@@ -105,6 +105,13 @@ def check_once(vm, since, until, what):
     return "%s: %s" % (what, C.summary(stats)), stats
 
 
+def mrpd_log_tail(vm, node, lines=60):
+    """The last lines of a node's mrpd -v log (tests/mrpring.py
+    start_mrpd()), to show what an assertion on its ring saw."""
+    _, out = vm.run("tail -n %d /tmp/mrpd-n%d.log" % (lines, node))
+    return out
+
+
 def manager_cuts(vm, cuts, known_extra_opens=False):
     """Cut and restore each cable in cuts (both ends); the manager (node
     0) opens the ring once per cut and closes it once per restore, its
@@ -143,8 +150,8 @@ def manager_cuts(vm, cuts, known_extra_opens=False):
             t0 += extra
             continue
         assert extra == 0 and not flaps, (
-            "cut %d: %d ring transitions, want %d" % (
-                c, st["transitions"] - t0, k + 1))
+            "cut %d: %d ring transitions, want %d; the manager's mrpd:\n%s"
+            % (c, st["transitions"] - t0, k + 1, mrpd_log_tail(vm, 0)))
     return begin, vm.cables.mark()
 
 
