@@ -251,6 +251,26 @@ def coverage(crossings, tlv, n, src=None, margin_s=GAP_S):
     return dict(hist)
 
 
+def test_loop(crossings, n, tail_s=0.5):
+    """How the manager's (node 0's) MRP_Test frames went round the ring
+    once it was whole: from the first one back at node 0 (cables n-1 fwd
+    and 0 rev), the longest time with none coming back (the bridge's
+    software test counts a miss for every interval without one, on
+    either port), and how many that left node 0 (cables 0 fwd and n-1
+    rev) never came back, the last tail_s of the capture left out (still
+    in flight).  Returns (gap seconds, lost)."""
+    back = sorted((x.ts, x.seq) for x in crossings if x.tlv == 0x02 and
+                  (x.cable, x.dir) in ((n - 1, "fwd"), (0, "rev")))
+    if len(back) < 2:
+        return 0, 0
+    t0, t1 = back[0][0], max(x.ts for x in crossings) - tail_s
+    gap = max(b[0] - a[0] for a, b in zip(back, back[1:]))
+    out = {x.seq for x in crossings if x.tlv == 0x02 and
+           (x.cable, x.dir) in ((0, "fwd"), (n - 1, "rev")) and
+           t0 <= x.ts <= t1}
+    return gap, len(out - {seq for _, seq in back})
+
+
 def summary(stats):
     """One line: frames (crossings) per type."""
     names = sorted({k.rsplit(" ", 1)[0] for k in stats})

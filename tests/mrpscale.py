@@ -112,15 +112,44 @@ def mrpd_log_tail(vm, node, lines=60):
     return out
 
 
-def manager_cuts(vm, cuts, known_extra_opens=False):
+def stall_explains(vm, closing, what):
+    """On a path where the nodes' CPUs forward the test frames, whether
+    the cable captures since mark closing (taken before the cable came
+    back) show a real ring-open after the ring closed again: a span with
+    no test frame reaching the manager for longer than max-miss intervals,
+    while every test frame it sent came back (tests/mrpcables.py
+    test_loop()).  The frames were held up, not lost: the guest, whose
+    CPUs all the nodes share, stalled, and the manager's software test
+    opened the ring for real.  Returns the explanation, or None."""
+    st = R.mrpd_state(vm, [0])[0]
+    limit = st["max_miss"] * st["test_interval"] / 1e6
+    gap, lost = C.test_loop(vm.cables.crossings(closing, vm.cables.mark()),
+                            R.nodes(vm))
+    if gap <= limit or lost:
+        return None
+    return ("%s: after the restore no test frame reached the manager for "
+            "%.0f ms, more than max-miss x interval (%.0f ms), and none was "
+            "lost: the guest held them up" % (what, gap * 1e3, limit * 1e3))
+
+
+def manager_cuts(vm, cuts, cpu_path=False):
     """Cut and restore each cable in cuts (both ends); the manager (node
     0) opens the ring once per cut and closes it once per restore, its
     TopologyChange frames go round once the ring is closed again, and
     traffic crosses the cut the other way round.  Returns the marks
-    around the whole run."""
+    around the whole run.
+
+    cpu_path: the nodes' CPUs forward the test frames (the software
+    fallback), so a guest that stalls longer than max-miss intervals
+    opens the ring for real.  An extra ring-open that the cable captures
+    show such a stall for (stall_explains()) is left in vm.stalls, not
+    failed; any other is the known bug of this path (tests/cases/
+    test_mrpd.py), left in vm.known_bug.  Without cpu_path any extra
+    ring-open fails."""
     n = R.nodes(vm)
     t0 = R.mrpd_state(vm, [0])[0]["transitions"]
     begin = vm.cables.mark()
+    vm.stalls, vm.known_bug = [], None
     for k, c in enumerate(cuts):
         a, b = R.cable_ends(vm, c)
         R.cut(vm, c)
@@ -133,7 +162,7 @@ def manager_cuts(vm, cuts, known_extra_opens=False):
         closing = vm.cables.mark()
         R.cut(vm, c, up=True)
         R.wait_ring(vm, 0, "ring", "closed")
-        flaps = R.settle(vm, 2000, tries=1)
+        flaps = R.settle(vm, 2000, tries=3 if cpu_path else 1)
         tc = sent_tcs(vm, closing, 0)
         # A cable that comes back at a port the manager blocks moves no
         # traffic: the ring closes again without a topology change
@@ -144,14 +173,18 @@ def manager_cuts(vm, cuts, known_extra_opens=False):
                 "cables reached: %s" % (c, tc))
         st = R.mrpd_state(vm, [0])[0]
         extra = st["transitions"] - t0 - (k + 1)
-        if known_extra_opens and extra > 0 and not flaps:
-            vm.extra_opens = "cut %d: %d ring transitions, want %d" % (
-                c, st["transitions"] - t0, k + 1)
+        what = "cut %d: %d ring transitions, want %d" % (
+            c, st["transitions"] - t0, k + 1)
+        if extra or flaps:
+            why = cpu_path and stall_explains(vm, closing, what)
+            if cpu_path and not why:
+                # known bug (issue 10), see tests/cases/test_mrpd.py
+                vm.known_bug = what
+                why = what + ": test frames lost, not held up"
+            assert why, "%s; the manager's mrpd:\n%s" % (
+                what, mrpd_log_tail(vm, 0))
+            vm.stalls.append(why)
             t0 += extra
-            continue
-        assert extra == 0 and not flaps, (
-            "cut %d: %d ring transitions, want %d; the manager's mrpd:\n%s"
-            % (c, st["transitions"] - t0, k + 1, mrpd_log_tail(vm, 0)))
     return begin, vm.cables.mark()
 
 
@@ -186,22 +219,22 @@ def three_mras(vm, mras, best, cut_cable):
     return begin, vm.cables.mark()
 
 
-def mrpd_manager_once_per_cable(vm, profile, known_extra_opens=False):
+def mrpd_manager_once_per_cable(vm, profile, cpu_path=False):
     """mrpd on every node instead of the kernel-API ring the module set
     up, one manager, every cable cut in turn: each MRP frame crosses each
-    cable once per direction.  known_extra_opens: more ring-opens than
-    cuts are a known bug of this path, reported as a skip once the rest
-    has passed."""
+    cable once per direction, and the manager opens the ring once per cut
+    (manager_cuts(); cpu_path: see there)."""
     R.kernel_del(vm)
     start(vm, profile=profile)
-    vm.extra_opens = None
-    since, until = manager_cuts(vm, range(R.nodes(vm)), known_extra_opens)
+    since, until = manager_cuts(vm, range(R.nodes(vm)), cpu_path)
     line, stats = check_once(vm, since, until, "one manager, every cut")
     print("# " + line)
+    for why in vm.stalls:
+        print("# extra ring-open: " + why)
     assert stats["TopologyChange frames"] > 0, stats
-    if vm.extra_opens:
+    if vm.known_bug:
         raise Skip("known bug, extra ring-opens on the software path: " +
-                   vm.extra_opens)
+                   vm.known_bug)
 
 
 def mrpd_three_mras_once_per_cable(vm, mras=None, best=1, cut_cable=3):
