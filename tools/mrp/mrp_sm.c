@@ -486,9 +486,15 @@ static void mrm_test_seen(struct mrp_sm *sm, uint64_t now,
 	case MRM_AC_STAT1:
 		break;
 	case MRM_PRM_UP:
-		sm->no_tc = false;
-		test_req(sm, now, tst, out);
-		set_mrm_state(sm, MRM_CHK_RC, out);
+		/*
+		 * The secondary's link is down: none of our test frames can
+		 * come round to a ring port.  One that does was sent before
+		 * the link went down and was still in flight (tens of ms on
+		 * rings whose nodes forward them in software); taking it for
+		 * a closed ring opened the ring a second time when the
+		 * client's MRP_LinkDown came in.  The secondary coming up
+		 * closes the ring (mrm_link()).
+		 */
 		break;
 	case MRM_CHK_RO:
 		port_state(sm, S(sm), MRP_PORT_BLOCKED, out);

@@ -445,6 +445,33 @@ static void mrm_chk_rc_secondary_down(void)
 	CHECK_EQ(count(m, MRP_ACT_START_TEST), 1);
 }
 
+/* An own test frame still in flight when the secondary went down does
+ * not close the ring: the client's LinkDown that follows must not count
+ * a second transition.
+ */
+static void mrm_prm_up_stale_test(void)
+{
+	struct mrp_pdu p = pdu_of(MRP_TLV_TEST, 0x8000, MAC_SELF);
+	unsigned m;
+
+	mrm_closed();
+	ev_link(1, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
+	CHECK_EQ(E.sm.st.transitions, 1);
+	m = mark();
+	ev_seen();
+	ev_frame(0, &p);
+	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	p = link_pdu(false, 1);
+	ev_frame(0, &p);
+	CHECK_EQ(E.sm.st.transitions, 1);
+	/* the secondary comes back: closed */
+	ev_link(1, true);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(E.sm.st.transitions, 1);
+}
+
 static void mrm_chk_ro_link_down(void)
 {
 	unsigned m;
@@ -1181,6 +1208,7 @@ int main(void)
 	RUN(mrm_open_in_other_states_only_retests);
 	RUN(mrm_chk_rc_primary_down);
 	RUN(mrm_chk_rc_secondary_down);
+	RUN(mrm_prm_up_stale_test);
 	RUN(mrm_chk_ro_link_down);
 	RUN(mrm_linkdown_frame_opens_ring);
 	RUN(mrm_linkup_frame_closed_ring);
