@@ -161,7 +161,11 @@ def manager_cuts(vm, cuts, cpu_path=False):
         R.vm_ping(vm, c, (c + 1) % n)
         closing = vm.cables.mark()
         R.cut(vm, c, up=True)
-        R.wait_ring(vm, 0, "ring", "closed")
+        try:
+            R.wait_ring(vm, 0, "ring", "closed")
+        except AssertionError as e:
+            raise AssertionError("cut %d restored: %s; the manager's mrpd:"
+                                 "\n%s" % (c, e, mrpd_log_tail(vm, 0)))
         flaps = R.settle(vm, 2000, tries=3 if cpu_path else 1)
         tc = sent_tcs(vm, closing, 0)
         # A cable that comes back at a port the manager blocks moves no

@@ -389,6 +389,33 @@ static bool link_is_up(unsigned flags)
 	return (flags & IFF_UP) && (flags & IFF_LOWER_UP);
 }
 
+/*
+ * An own test frame, or the kernel's word that one came back, while the
+ * manager is in PRM_UP.  The state machine takes it for a frame sent
+ * before the secondary went down and still in flight, and ignores it:
+ * the secondary's link-up is what closes the ring.  In case that
+ * notification was lost, ask the kernel for the secondary's link and
+ * pass on a link-up first if it is up.
+ */
+static void prm_up_check_link(struct ring *r, uint64_t now,
+			      struct mrp_actions *acts)
+{
+	unsigned s = 1 - r->sm.prim;
+	struct link_query q;
+
+	if (!r->sm.mrm_mode || r->sm.mrm_state != MRM_PRM_UP ||
+	    r->port[s].up)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.want[1] = r->port[s].ifindex;
+	if (query_links(&q) || !q.found[1] || !link_is_up(q.l[1].flags))
+		return;
+	LOG("%s ring %u: %s link up (notification missed)", r->br_name,
+	    r->id, r->port[s].name);
+	r->port[s].up = true;
+	mrp_sm_link(&r->sm, now, s, true, acts);
+}
+
 static void ring_start(struct ring *r, const struct link_query *q)
 {
 	struct mrp_actions acts = { 0 };
@@ -763,8 +790,10 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				    changed ? "" : " (repeated)");
 				if (l->ring_open)
 					mrp_sm_ring_open(&r->sm, now, &acts);
-				else
+				else {
+					prm_up_check_link(r, now, &acts);
 					mrp_sm_test_seen(&r->sm, now, &acts);
+				}
 			} else if (l->type == RTM_NEWLINK) {
 				bool up = link_is_up(l->flags);
 
@@ -862,6 +891,7 @@ static void handle_packet(void)
 		struct mrp_actions acts = { 0 };
 		struct mrp_pdu pdu;
 		enum mrp_parse_err pe;
+		uint64_t now;
 		struct ring *r;
 		unsigned pi;
 		ssize_t n;
@@ -903,7 +933,10 @@ static void handle_packet(void)
 			    r->port[pi].name, mrp_tlv_name(pdu.type), pdu.seq,
 			    pdu.src[0], pdu.src[1], pdu.src[2], pdu.src[3],
 			    pdu.src[4], pdu.src[5]);
-		mrp_sm_frame(&r->sm, now_us(), pi, &pdu, &acts);
+		now = now_us();
+		if (pdu.type == MRP_TLV_TEST)
+			prm_up_check_link(r, now, &acts);
+		mrp_sm_frame(&r->sm, now, pi, &pdu, &acts);
 		apply(r, &acts);
 	}
 }
