@@ -203,8 +203,16 @@ def wait_ring(vm, node, key, value, timeout_ms=30000):
     status, out = vm.run(nsx(node, "mrpctl wait br0 ring %d %s %s timeout "
                              "%d" % (RING, key, value, timeout_ms)),
                          timeout=timeout_ms / 1000 + 60)
-    assert status == 0, "node %d: ring never got %s %s in %d ms: %s" % (
-        node, key, value, timeout_ms, out)
+    assert status == 0, "node %d: ring never got %s %s in %d ms: %s\n%s" % (
+        node, key, value, timeout_ms, out, mrpd_log_tail(vm, node))
+
+
+def mrpd_log_tail(vm, node, lines=60):
+    """The last lines of a node's mrpd -v log (start_mrpd()), and what it
+    shows now, to explain an assertion on its ring."""
+    _, out = vm.run("tail -n %d /tmp/mrpd-n%d.log; %s" % (
+        lines, node, nsx(node, "mrpctl show")))
+    return out
 
 
 def bring_up(vm, interval, driver_args=""):

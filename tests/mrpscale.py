@@ -105,13 +105,6 @@ def check_once(vm, since, until, what):
     return "%s: %s" % (what, C.summary(stats)), stats
 
 
-def mrpd_log_tail(vm, node, lines=60):
-    """The last lines of a node's mrpd -v log (tests/mrpring.py
-    start_mrpd()), to show what an assertion on its ring saw."""
-    _, out = vm.run("tail -n %d /tmp/mrpd-n%d.log" % (lines, node))
-    return out
-
-
 def stall_explains(vm, closing, what):
     """On a path where the nodes' CPUs forward the test frames, whether
     the cable captures since mark closing (taken before the cable came
@@ -164,8 +157,7 @@ def manager_cuts(vm, cuts, cpu_path=False):
         try:
             R.wait_ring(vm, 0, "ring", "closed")
         except AssertionError as e:
-            raise AssertionError("cut %d restored: %s; the manager's mrpd:"
-                                 "\n%s" % (c, e, mrpd_log_tail(vm, 0)))
+            raise AssertionError("cut %d restored: %s" % (c, e))
         flaps = R.settle(vm, 2000, tries=3 if cpu_path else 1)
         tc = sent_tcs(vm, closing, 0)
         # A cable that comes back at a port the manager blocks moves no
@@ -186,7 +178,7 @@ def manager_cuts(vm, cuts, cpu_path=False):
                 vm.known_bug = what
                 why = what + ": test frames lost, not held up"
             assert why, "%s; the manager's mrpd:\n%s" % (
-                what, mrpd_log_tail(vm, 0))
+                what, R.mrpd_log_tail(vm, 0))
             vm.stalls.append(why)
             t0 += extra
     return begin, vm.cables.mark()
