@@ -217,6 +217,11 @@ show_logs() {
 	while [ "$k" -le "${N:-0}" ]; do
 		echo "# --- node $k: mrpctl show"
 		ctl "$k" show 2>&1 | sed 's/^/# /'
+		echo "# --- node $k: bridge ports"
+		for _p in pa pb; do
+			ipn "$k" -d link show "$_p" 2>&1 |
+				sed -n 's/^ *\(bridge_slave state [a-z]*\).*/# '"$_p"' \1/p;s/^[0-9]*: \([^:]*\):.*state \([A-Z]*\).*/# \1 \2/p'
+		done
 		echo "# --- node $k: log tail"
 		tail -n 30 "$LOGDIR/mrpd-mrp$k.log" 2>/dev/null | sed 's/^/# /'
 		k=$((k + 1))
