@@ -118,17 +118,19 @@ def kernel_del(vm):
 def start_mrpd(vm):
     """mrpd in every node (one per network namespace), logging every
     action and MRP control frame (-v) to /tmp/mrpd-n<i>.log for the
-    assertions that fail to show."""
+    assertions that fail to show; its pid in /run/mrpd-n<i>.pid."""
     vm.check("for i in $(seq 0 %d); do nsenter --net=/run/netns/n$i mrpd "
-             "-D -v -l /tmp/mrpd-n$i.log || exit 1; done" % (nodes(vm) - 1))
+             "-D -v -l /tmp/mrpd-n$i.log -p /run/mrpd-n$i.pid || exit 1; "
+             "done" % (nodes(vm) - 1))
 
 
-def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):
+def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
+               options=""):
     """(Re)create the ring in every node's mrpd: node 0 the manager (or the
     roles given as {node: "mra prio 0x9000", ...}), the other nodes
     clients.  interval overrides the profile's test interval (us), react
     (0 or 1) whether the manager reacts to MRP_LinkChange (mrpd's default
-    when None).
+    when None); options go to every node's `mrpctl add` as they are.
 
     The ring is closed last, as when a ring is commissioned: with one cable
     cut, the nodes are configured all at once, then the cable comes back.
@@ -140,6 +142,7 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None):
     n = nodes(vm)
     ports = ring_ports(vm)
     extra = " interval %d max-miss 3" % interval if interval else ""
+    extra += " " + options if options else ""
     roles = dict(roles or {0: "mrm"})
     if react is not None:
         roles = {i: r + " react %d" % react if r.startswith("mrm") else r

@@ -49,7 +49,9 @@ def hw_ring_offloaded(vm, interval_us):
     assert R.port_state(vm, 0, "s0p1") == "blocking"
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") > 0
     assert R.ethtool_stat(vm, 0, "s0p1", "hw_mrp_test_rx") > 0
-    assert R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test") == 0
+    # one per port at most: mrpd commissions the ring open, and the
+    # engine passes up its first own frame while it is (docs/specs)
+    assert R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test") <= 1
     assert R.ethtool_stat(vm, n // 2, "s%dp0" % (n // 2), "hw_mrp_fwd") > 0
     clients = [i for i in range(1, n) if st[i]["mode"] != "MRC"]
     assert not clients, "not clients: %s" % clients

@@ -109,6 +109,37 @@ def test_mrpd_every_profile(vm):
         assert sent > 0
 
 
+def test_mrpd_held_up_past_test_period(vm):
+    """The manager's mrpd is stopped (SIGSTOP) with the ring open, for
+    longer than the test period it gave the switch, and the cable comes
+    back meanwhile: the switch's test ends (TEST_DONE), mrpd starts it
+    afresh when it runs again, and the ring must close all the same (the
+    engine owes a regain to a fresh test on an open ring)."""
+    R.mrpd_rings(vm, profile=200, options="period 1000000")
+    R.wait_ring(vm, 0, "ring", "closed")
+    R.settle(vm, 2000)
+    before = R.mrpd_state(vm, [0])[0]["transitions"]
+    R.cut(vm, 1)
+    try:
+        R.wait_ring(vm, 0, "ring", "open")
+        pid = vm.check("cat /run/mrpd-n0.pid").strip()
+        vm.check("kill -STOP %s" % pid)
+        try:
+            # the test period runs out: the switch stops its test frames
+            vm.check(R.in_ns(0, "wait_for 10000 stat_still s0p0 "
+                                "hw_mrp_test_tx"))
+        finally:
+            R.cut(vm, 1, up=True)
+            vm.check("kill -CONT %s" % pid)
+    finally:
+        R.cut(vm, 1, up=True)
+    R.wait_ring(vm, 0, "ring", "closed", 20000)
+    after = R.mrpd_state(vm, [0])[0]["transitions"]
+    assert after - before == 1, "ring transitions %d -> %d for one cut" % (
+        before, after)
+    assert R.port_state(vm, 0, "s0p1") == "blocking"
+
+
 def test_module_param_forces_software(vm):
     # Same hardware, driver told not to offload: the bridge's software
     # path takes over and behaves the same.

@@ -79,6 +79,15 @@ stat_gt() {
 	[ "$v" -gt "$3" ]
 }
 
+# stat_still DEV NAME: true when ethtool -S counter NAME stays the same for
+# 300 ms (for wait_for: the device stopped doing what it counts).
+stat_still() {
+	local v
+	v=$(ethtool_stat "$1" "$2") || return 1
+	usleep 300000
+	[ "$v" = "$(ethtool_stat "$1" "$2")" ]
+}
+
 # tx_idle DEV: the driver has no TX descriptor posted and not completed,
 # nor posted without a doorbell (for wait_for, once traffic stopped).
 tx_idle() {

@@ -370,7 +370,10 @@ static void expect_no_ev(Ctx *t, Sw *sw)
 {
     Ev ev;
 
-    g_assert(!ev_next(t, sw, &ev));
+    if (ev_next(t, sw, &ev)) {
+        g_error("unexpected event: type %u port 0x%x ring 0x%x data 0x%x",
+                ev.type, ev.port, ev.ring, ev.data);
+    }
 }
 
 /*
@@ -865,6 +868,8 @@ static void start_mrm(Sw *sw, uint32_t role, uint32_t iv, uint32_t max_miss)
     mwr(sw, 0, MRPSIM_MRP_SA_HI, lduw_le_p(sa0 + 4));
     mwr(sw, 0, MRPSIM_MRP_TEST_INTERVAL, iv);
     mwr(sw, 0, MRPSIM_MRP_TEST_MAX_MISS, max_miss);
+    /* commissioned as a closed ring (test_report_open) */
+    mwr(sw, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
     mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
     g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==,
@@ -1227,6 +1232,102 @@ static void test_mrc_fwd(void)
     pwr(b, 0, MRPSIM_PORT_CTRL, 0);
     tx(t, a, 0, f, 64);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_DISABLED), ==, 1);
+    shutdown_ctx(t);
+}
+
+/*
+ * While RING_STATE is open, a manager's first own test frame on each ring
+ * port that was not lost also goes to the CPU: the software may have
+ * opened the ring with no loss of the engine's (a test that ended while
+ * the ring was open and started afresh, an MRP_LinkChange), and must hear
+ * that it is closed.  With RING_STATE closed nothing goes up; a fresh test
+ * on a ring still open reports the loss as usual.
+ */
+static void test_report_open(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t g[BUF_SIZE];
+    uint64_t own = 1;
+    uint32_t meta;
+    int k;
+
+    evq_setup(t, a, EVQ_SIZE);
+    two_port_rings(t, a, b);
+    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
+    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
+
+    /* cut: loss on both ports, the manager opens the ring */
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 4; k++) {
+        ring_step(t, &own, false);
+    }
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+
+    /*
+     * a fresh test on the ring still open: the loss comes again, max_miss
+     * intervals after the start (its first tick is at once)
+     */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    for (k = 0; k < 2; k++) {
+        ring_step(t, &own, false);
+        expect_no_ev(t, a);
+    }
+    ring_step(t, &own, false);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
+
+    /* the test ends; the cable is mended meanwhile */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    set_link(t, "a1", true);
+    set_link(t, "b1", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
+
+    /*
+     * started again, ring state open: no loss to end, no regain, but the
+     * first own frame on each port goes to the CPU, once
+     */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    own++;
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
+    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
+    expect_no_ev(t, a);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    g_assert_cmpint(rx(t, a, 0, g, NULL, &meta), >, 0);
+    g_assert(!memcmp(g + 6 + 6 + 2 + 2 + 4, sa0, 6));
+    g_assert_cmpint(rx(t, a, 1, g, NULL, NULL), >, 0);
+    ring_step(t, &own, true);
+    expect_no_ev(t, a);
+    g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, -1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_TRAP), ==, 1);
+
+    /* the software closes the ring: nothing goes up */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    own++;
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
+    ring_step(t, &own, true);
+    expect_no_ev(t, a);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TRAP), ==, 1);
+
+    /* opened with no loss (an MRP_LinkChange): the next own frames go up */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+    ring_step(t, &own, true);
+    ring_step(t, &own, true);
+    expect_no_ev(t, a);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TRAP), ==, 2);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_TRAP), ==, 2);
     shutdown_ctx(t);
 }
 
@@ -1600,6 +1701,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/mrm-frames", test_mrm_frames);
     qtest_add_func("/mrpsim/mra-frames", test_mra_frames);
     qtest_add_func("/mrpsim/mrm-loss-regain", test_mrm_loss);
+    qtest_add_func("/mrpsim/report-open", test_report_open);
     qtest_add_func("/mrpsim/mrc-forward-blocking", test_mrc_fwd);
     qtest_add_func("/mrpsim/mra-monitor", test_mra_monitor);
     qtest_add_func("/mrpsim/mrc-ring-no-recursion",

@@ -78,6 +78,7 @@ typedef struct MrpsimRing {
     int64_t deadline;           /* next tick, virtual clock ns */
     int64_t end;                /* end of the test period, 0: none */
     uint32_t miss[2];
+    uint32_t report_due;        /* bit w: own frame on ring port w to CPU */
 } MrpsimRing;
 
 typedef struct MrpsimFwd {

@@ -166,6 +166,7 @@ static void mrpsim_monitor_tick(MrpsimRing *r, bool late)
         } else if (r->miss[which] >= r->max_miss &&
             !(r->status & mrpsim_lost_bit(which))) {
             r->status |= mrpsim_lost_bit(which);
+            r->report_due &= ~BIT(which);
             p->cnt[MRPSIM_CNT_MRP_LOSS]++;
             trace_mrpsim_mrp_loss(mrpsim_id(s), r->idx, p->idx,
                                   r->miss[which], mrpsim_clock_ns());
@@ -191,6 +192,7 @@ static void mrpsim_monitor_seen(MrpsimRing *r, unsigned int which)
     p = &s->port[r->port[which]];
     r->miss[which] = 0;
     if (r->status & mrpsim_lost_bit(which)) {
+        r->report_due &= ~BIT(which);
         r->status &= ~mrpsim_lost_bit(which);
         p->cnt[MRPSIM_CNT_MRP_REGAIN]++;
         trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx,
@@ -229,6 +231,23 @@ static void mrpsim_test_arm(MrpsimRing *r)
     timer_mod(r->timer, when);
 }
 
+/*
+ * While RING_STATE is open, a manager's first own test frame on each ring
+ * port that was not lost goes to the CPU as well (``report_due``), as the
+ * bridge's software manager reports every own test frame while the ring
+ * is open.  The engine reports a regain only after a loss of its own; a
+ * manager's software can open the ring without one (on an
+ * MRP_LinkChange from a client, a link down, or a test that ended while
+ * the software was held up and started afresh), and without that frame
+ * it would never hear that the ring closed again.
+ */
+static void mrpsim_report_arm(MrpsimRing *r)
+{
+    r->report_due = r->ring_state == MRPSIM_RSTATE_OPEN &&
+                    r->role != MRPSIM_ROLE_MRC &&
+                    !mrpsim_ring_monitor(r) ? 3 : 0;
+}
+
 static void mrpsim_test_stop(MrpsimRing *r)
 {
     timer_del(r->timer);
@@ -236,6 +255,7 @@ static void mrpsim_test_stop(MrpsimRing *r)
     r->status &= ~(MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
                    MRPSIM_MRP_STATUS_S_LOST);
     r->miss[0] = r->miss[1] = 0;
+    r->report_due = 0;
     r->end = 0;
     trace_mrpsim_mrp_test_stop(r->idx);
 }
@@ -296,6 +316,7 @@ static void mrpsim_test_start(MrpsimRing *r)
     if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
         r->miss[0] = r->miss[1] = 0;
         r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+        mrpsim_report_arm(r);
     }
     r->status |= MRPSIM_MRP_STATUS_RUNNING;
     r->test_ctrl |= MRPSIM_TEST_CTRL_RUN;
@@ -357,6 +378,7 @@ static void mrpsim_ring_reset(MrpsimRing *r)
     r->deadline = 0;
     r->end = 0;
     r->miss[0] = r->miss[1] = 0;
+    r->report_due = 0;
 }
 
 uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
@@ -463,6 +485,7 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
             r->transitions++;
         }
         r->ring_state = val;
+        mrpsim_report_arm(r);
         return;
     case MRPSIM_MRP_TRANSITIONS:
         r->transitions = val;
@@ -633,6 +656,12 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
             if (own) {
                 /* our own test frame came round the ring: terminate it */
                 p->cnt[MRPSIM_CNT_MRP_TEST_RX]++;
+                if ((r->report_due & BIT(which)) &&
+                    (r->status & MRPSIM_MRP_STATUS_RUNNING) &&
+                    !(r->status & mrpsim_lost_bit(which))) {
+                    r->report_due &= ~BIT(which);
+                    mrpsim_trap(r, p, buf, len, 0);
+                }
                 mrpsim_monitor_rx(r, which);
             } else {
                 mrpsim_trap(r, p, buf, len, 0);
@@ -667,6 +696,24 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
 
 /* ---- Life cycle ---- */
 
+static bool mrpsim_ring_report_needed(void *opaque)
+{
+    MrpsimRing *r = opaque;
+
+    return r->report_due;
+}
+
+static const VMStateDescription mrpsim_vmstate_ring_report = {
+    .name = "mrpsim/ring/report",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = mrpsim_ring_report_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(report_due, MrpsimRing),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 const VMStateDescription mrpsim_vmstate_ring = {
     .name = "mrpsim/ring",
     .version_id = 1,
@@ -691,6 +738,10 @@ const VMStateDescription mrpsim_vmstate_ring = {
         VMSTATE_INT64(end, MrpsimRing),
         VMSTATE_UINT32_ARRAY(miss, MrpsimRing, 2),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &mrpsim_vmstate_ring_report,
+        NULL
     }
 };
 
@@ -703,7 +754,7 @@ int mrpsim_mrp_post_load(MrpsimState *s)
         MrpsimRing *r = &s->ring[i];
 
         if (r->role > MRPSIM_ROLE_MRA ||
-            r->ring_state > MRPSIM_RSTATE_CLOSED ||
+            r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
             r->interval < MRPSIM_TEST_INTERVAL_MIN ||
             ((!s->mrp || i >= s->nrings) &&
              (r->role != MRPSIM_ROLE_DISABLED || r->status)) ||
