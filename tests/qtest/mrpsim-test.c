@@ -1060,22 +1060,33 @@ static void ring_step(Ctx *t, uint64_t *rx_own, bool closed)
     }
 }
 
-static void test_mrm_loss(void)
+/*
+ * A ring of two switches: sw1 is an MRC on its two ports (sw0 p0 - sw1 p0
+ * ... sw1 p1 - sw0 p1), sw0 an MRM testing every IV_US with max_miss 3.
+ * Returns once sw0's first own frames came back on both ports.
+ */
+static Ctx *mrm_mrc_ring(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+
+    evq_setup(t, a, EVQ_SIZE);
+    two_port_rings(t, a, b);
+    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, 1);
+    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, 1);
+    return t;
+}
+
+static void test_mrm_loss(void)
+{
+    Ctx *t = mrm_mrc_ring();
     Sw *a = &t->sw[0], *b = &t->sw[1];
     uint8_t g[BUF_SIZE];
     uint64_t own = 1;
     int k;
-
-    evq_setup(t, a, EVQ_SIZE);
-    two_port_rings(t, a, b);
-    /* sw1 is an MRC on its two ports: sw0 p0 - sw1 p0 ... sw1 p1 - sw0 p1 */
-    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
-    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
-    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
-    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
-    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
 
     /* closed ring: own frames come back, nothing is lost or missed */
     for (k = 0; k < 10; k++) {
@@ -1245,20 +1256,12 @@ static void test_mrc_fwd(void)
  */
 static void test_report_open(void)
 {
-    Ctx *t = boot(TWO_SWITCHES, 2);
-    Sw *a = &t->sw[0], *b = &t->sw[1];
+    Ctx *t = mrm_mrc_ring();
+    Sw *a = &t->sw[0];
     uint8_t g[BUF_SIZE];
     uint64_t own = 1;
     uint32_t meta;
     int k;
-
-    evq_setup(t, a, EVQ_SIZE);
-    two_port_rings(t, a, b);
-    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
-    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
-    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
-    wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
-    wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
 
     /* cut: loss on both ports, the manager opens the ring */
     set_link(t, "a1", false);
