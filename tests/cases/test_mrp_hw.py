@@ -114,7 +114,8 @@ def test_mrpd_held_up_past_test_period(vm):
     longer than the test period it gave the switch, and the cable comes
     back meanwhile: the switch's test ends (TEST_DONE), mrpd starts it
     afresh when it runs again, and the ring must close all the same (the
-    engine owes a regain to a fresh test on an open ring)."""
+    engine passes its first own test frame on each port up while the
+    ring state is open)."""
     R.mrpd_rings(vm, profile=200, options="period 1000000")
     R.wait_ring(vm, 0, "ring", "closed")
     R.settle(vm, 2000)
