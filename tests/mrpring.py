@@ -526,7 +526,10 @@ def pcap_path(vm, netdev):
 
 
 def vm_ping(vm, a, b, timeout_ms=20000):
-    """Node a reaches node b's address (retrying for timeout_ms)."""
-    vm.check(nsx(a, "sh -c '. /mrpsim/lib.sh; wait_for %d ping -c 1 -W 1 "
+    """Node a reaches node b's address (retrying for timeout_ms).  Each
+    try waits up to 5 s for its reply: the path can be 12 bridges of a
+    debug guest long on a 14-node ring, ARP first, and a reply that comes
+    late on a busy host is connectivity all the same."""
+    vm.check(nsx(a, "sh -c '. /mrpsim/lib.sh; wait_for %d ping -c 1 -W 5 "
                  "10.0.0.%d'" % (timeout_ms, b + 1)),
              timeout=timeout_ms / 1000 + 60)
