@@ -201,6 +201,30 @@ def mrpd_state(vm, which=None):
     return state
 
 
+def wait_link_heard(vm, c, up, timeout_s=20):
+    """Wait until the mrpd at each end of cable c has heard that its port
+    there went down (up=False) or up.  The kernel tells userspace of a
+    carrier change up to a second late (linkwatch batches those it does
+    not find urgent), while the switches' engines see the link at once: a
+    cable restored before its ends heard of the cut has their mrpd send
+    MRP_LinkDown when the ring is whole again, the manager opens it once
+    more, and that is a flap shorter than what the kernel reports in
+    time, not the cut the scenario means."""
+    ends = list(zip((c, (c + 1) % nodes(vm)), cable_ends(vm, c)))
+    want = "up" if up else "down"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        st = mrpd_state(vm, [node for node, _ in ends])
+        links = {(node, p["name"]): p["link"] for node, _ in ends
+                 for p in st[node]["ports"]}
+        if all(links.get(e) == want for e in ends):
+            return
+        assert time.monotonic() < deadline, (
+            "cable %d: mrpd never heard its ends go %s in %d s: %s" % (
+                c, want, timeout_s, links))
+        time.sleep(0.05)     # polled: mrpd has no wait for a port's link
+
+
 def wait_ring(vm, node, key, value, timeout_ms=30000):
     """Wait in node's mrpd until its ring gets there (mrpctl wait)."""
     status, out = vm.run(nsx(node, "mrpctl wait br0 ring %d %s %s timeout "

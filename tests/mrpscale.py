@@ -149,6 +149,7 @@ def manager_cuts(vm, cuts, cpu_path=False):
         a, b = R.cable_ends(vm, c)
         R.cut(vm, c)
         R.wait_ring(vm, 0, "ring", "open")
+        R.wait_link_heard(vm, c, up=False)
         # what the manager blocks while the cable is cut (a cut at its
         # primary swaps the roles of its ports)
         blocked = [p["name"] for p in R.mrpd_state(vm, [0])[0]["ports"]
