@@ -51,20 +51,8 @@ def test_mrpsim_mra_offloaded(vm):
     yield from script(vm, "mra.sh", ring_ports(0, HW))
 
 
-# Known bug (issue 10): on mrpsim switches left to the bridge's software
-# MRP, a cut sometimes costs the manager one or two more ring-opens than
-# the cut itself; reported as skipped, not passed.  Not a guest stall: at
-# profile 500 (5 x 50 ms) it happens on every run, at the cut of the
-# cable at the manager's secondary.  Both ends of the cable come back
-# within a millisecond (QMP), but the far node's mrpd hears of its link
-# 530 ms after the manager's does (and of the cut 510 ms after): the
-# kernel's linkwatch delivers carrier changes it does not find urgent at
-# most once a second.  Until then that bridge port is disabled and drops
-# the test frames, while the manager, closed again on its own link-up
-# (IEC 62439-2 PRM_UP), restarted its test and finds it failing.
 def test_mrpsim_ring_software(vm):
-    yield from script(vm, "ring.sh", ring_ports(HW, SW),
-                      "KNOWN_EXTRA_OPENS=1 ")
+    yield from script(vm, "ring.sh", ring_ports(HW, SW))
 
 
 def test_veth_ring(vm):

@@ -23,7 +23,7 @@
 #include "hw/pci/pci_regs.h"
 #include "hw/net/mrpsim_hw.h"
 
-#define MAX_SW          3
+#define MAX_SW          4
 #define RING_SIZE       16
 #define EVQ_SIZE        64
 #define BUF_SIZE        2048
@@ -692,6 +692,69 @@ static void test_link(void)
     shutdown_ctx(t);
 }
 
+/*
+ * A port powers its PHY down while disabled: on a cable of two hubports
+ * the port at the other end loses its link, and gets it back when the
+ * port is enabled again, by the driver or by a reset.  A hub of three
+ * ports is no cable: its ports keep their backends' link.
+ */
+static void test_link_partner(void)
+{
+    Ctx *t = boot(TWO_SWITCHES " -netdev hubport,id=h0,hubid=3 "
+                  "-netdev hubport,id=h1,hubid=3 "
+                  "-netdev hubport,id=h2,hubid=3 "
+                  "-device mrpsim,id=sw2,addr=6,netdev0=h0,netdev1=h2 "
+                  "-device mrpsim,id=sw3,addr=7,netdev0=h1", 4);
+    Sw *a = &t->sw[0], *b = &t->sw[1], *c = &t->sw[2], *d = &t->sw[3];
+
+    evq_setup(t, a, EVQ_SIZE);
+    evq_setup(t, b, EVQ_SIZE);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+
+    pwr(b, 0, MRPSIM_PORT_CTRL, 0);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    expect_no_ev(t, a);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
+    /* the disabled port's own link follows its partner, which is on */
+    expect_no_ev(t, b);
+    g_assert_cmphex(prd(b, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    /* the other cable does not move; a state change alone is no event */
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    pwr(b, 0, MRPSIM_PORT_CTRL,
+        MRPSIM_PSTATE_DISABLED << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    expect_no_ev(t, a);
+
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+
+    /* a reset enables the ports again */
+    pwr(b, 0, MRPSIM_PORT_CTRL, 0);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    wr(b, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    expect_no_ev(t, a);
+
+    /* the backend's link still counts: both must be up */
+    set_link(t, "a0", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    pwr(b, 0, MRPSIM_PORT_CTRL, 0);
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    expect_no_ev(t, a);
+    set_link(t, "a0", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+
+    /* three ports on one hub: no link partner */
+    pwr(d, 0, MRPSIM_PORT_CTRL, 0);
+    g_assert_cmphex(prd(c, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    shutdown_ctx(t);
+}
+
 static void test_bad_desc(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -1239,9 +1302,15 @@ static void test_mrc_fwd(void)
     pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
     tx(t, b, 1, f, data_frame(f, 64, 3));
     g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
-    /* disabled port: nothing passes */
+    /* port in disabled state: nothing passes */
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_DISABLED << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, a, 0, f, 64);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_DISABLED), ==, 1);
+    /* disabled port (EN = 0): its PHY is off, the far end has no link */
     pwr(b, 0, MRPSIM_PORT_CTRL, 0);
     tx(t, a, 0, f, 64);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_DROP_LINK), ==, 1);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_DROP_DISABLED), ==, 1);
     shutdown_ctx(t);
 }
@@ -1697,6 +1766,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/ring-setup", test_ring_setup);
     qtest_add_func("/mrpsim/cable", test_cable);
     qtest_add_func("/mrpsim/link", test_link);
+    qtest_add_func("/mrpsim/link-partner", test_link_partner);
     qtest_add_func("/mrpsim/bad-desc", test_bad_desc);
     qtest_add_func("/mrpsim/irq", test_irq);
     qtest_add_func("/mrpsim/reset", test_reset);

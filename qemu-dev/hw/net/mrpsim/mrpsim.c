@@ -347,21 +347,88 @@ static ssize_t mrpsim_receive(NetClientState *nc, const uint8_t *buf,
     return size;
 }
 
-static bool mrpsim_backend_link(MrpsimPort *p)
+static NetClientInfo mrpsim_net_info;
+
+/* ---- Ports: link ---- */
+
+/*
+ * A cable between two ports in one QEMU is a hub of two hubports, each the
+ * peer of one port (tests/vm.py, qemu-dev/README.md).  A real port powers
+ * its PHY down while it is disabled, and the port at the other end of the
+ * cable loses its link: so on such a cable a port has link only while the
+ * far port is enabled (PORT_CTRL.EN) and plugged in.  Any other backend
+ * (tap, socket, a hub of more ports) gives its own link as it is.
+ */
+
+/*
+ * Whether @p's cable is a hub of two hubports; if so, *@far is what the
+ * far hubport is connected to, NULL once that side was unplugged.
+ */
+static bool mrpsim_cable_far_end(MrpsimPort *p, NetClientState **far)
+{
+    g_autofree NetClientState **ncs = NULL;
+    NetClientState *hp;
+    int hub, id, n, i, ends = 0;
+
+    if (!p->nic) {
+        return false;
+    }
+    hp = qemu_get_queue(p->nic)->peer;
+    if (!hp || hp->info->type != NET_CLIENT_DRIVER_HUBPORT ||
+        net_hub_id_for_client(hp, &hub)) {
+        return false;
+    }
+    n = qemu_find_net_clients_except(NULL, NULL, NET_CLIENT_DRIVER_NIC, 0);
+    ncs = g_new(NetClientState *, n);
+    n = qemu_find_net_clients_except(NULL, ncs, NET_CLIENT_DRIVER_NIC, n);
+    for (i = 0; i < n; i++) {
+        if (ncs[i] != hp && ncs[i]->info->type == NET_CLIENT_DRIVER_HUBPORT &&
+            !net_hub_id_for_client(ncs[i], &id) && id == hub) {
+            *far = ncs[i]->peer;
+            ends++;
+        }
+    }
+    return ends == 1;
+}
+
+/*
+ * Whether the far end of @p's cable has its PHY on; *@partner is set to
+ * the far port when it is an mrpsim port, else to NULL.
+ */
+static bool mrpsim_far_end_on(MrpsimPort *p, MrpsimPort **partner)
+{
+    NetClientState *far = NULL;
+
+    *partner = NULL;
+    if (!mrpsim_cable_far_end(p, &far)) {
+        return true;
+    }
+    if (!far) {
+        return false;           /* unplugged */
+    }
+    if (far->info != &mrpsim_net_info) {
+        return true;            /* another NIC: its link is not modelled */
+    }
+    *partner = qemu_get_nic_opaque(far);
+    return (*partner)->ctrl & MRPSIM_PORT_CTRL_EN;
+}
+
+static bool mrpsim_link_now(MrpsimPort *p)
 {
     NetClientState *nc;
+    MrpsimPort *partner;
 
     if (!p->nic) {
         return false;   /* no backend: link down for ever */
     }
     nc = qemu_get_queue(p->nic);
-    return nc->peer && !nc->link_down;
+    return nc->peer && !nc->link_down && mrpsim_far_end_on(p, &partner);
 }
 
-static void mrpsim_link_status_changed(NetClientState *nc)
+/* Recompute @p's link; a change raises a LINK event. */
+static void mrpsim_link_update(MrpsimPort *p)
 {
-    MrpsimPort *p = qemu_get_nic_opaque(nc);
-    bool up = mrpsim_backend_link(p);
+    bool up = mrpsim_link_now(p);
 
     if (up == p->link) {
         return;
@@ -369,6 +436,22 @@ static void mrpsim_link_status_changed(NetClientState *nc)
     p->link = up;
     trace_mrpsim_link(mrpsim_id(p->s), p->idx, up, mrpsim_clock_ns());
     mrpsim_event(p->s, MRPSIM_EV_LINK, p->idx, MRPSIM_NONE, up);
+}
+
+/* @p was enabled or disabled: its link partner sees the link follow. */
+static void mrpsim_partner_update(MrpsimPort *p)
+{
+    MrpsimPort *partner;
+
+    mrpsim_far_end_on(p, &partner);
+    if (partner) {
+        mrpsim_link_update(partner);
+    }
+}
+
+static void mrpsim_link_status_changed(NetClientState *nc)
+{
+    mrpsim_link_update(qemu_get_nic_opaque(nc));
 }
 
 static NetClientInfo mrpsim_net_info = {
@@ -632,7 +715,7 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
                               uint32_t val)
 {
     MrpsimState *s = p->s;
-    uint32_t state;
+    uint32_t state, en;
 
     if (off < MRPSIM_PORT_RXQ) {
         if (off == MRPSIM_Q_HEAD) {
@@ -660,10 +743,14 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
             mrpsim_error(s, MRPSIM_ERR_REG, p->idx, addr);
             return;
         }
+        en = p->ctrl & MRPSIM_PORT_CTRL_EN;
         p->ctrl = val & (MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_STATE_MASK);
         trace_mrpsim_port_ctrl(mrpsim_id(s), p->idx,
                                !!(p->ctrl & MRPSIM_PORT_CTRL_EN), state,
                                mrpsim_clock_ns());
+        if (en != (p->ctrl & MRPSIM_PORT_CTRL_EN)) {
+            mrpsim_partner_update(p);
+        }
         return;
     case MRPSIM_PORT_MAC_LO:
         stl_le_p(p->mac, val);
@@ -747,7 +834,8 @@ static void mrpsim_reset_state(MrpsimState *s)
                   MRPSIM_PSTATE_FORWARDING << MRPSIM_PORT_CTRL_STATE_SHIFT;
         mrpsim_u64_to_mac(p->mac, mac + i);
         memset(p->cnt, 0, sizeof(p->cnt));
-        p->link = mrpsim_backend_link(p);
+        p->link = mrpsim_link_now(p);
+        mrpsim_partner_update(p);
     }
 }
 
@@ -837,8 +925,16 @@ static void mrpsim_exit(PCIDevice *pci)
     mrpsim_mrp_unrealize(s);
     qemu_bh_delete(s->fwd_bh);
     for (i = 0; i < s->nports; i++) {
+        MrpsimPort *partner;
+
         if (s->port[i].nic) {
+            /* unplugged: the link partner loses its link */
+            mrpsim_far_end_on(&s->port[i], &partner);
             qemu_del_nic(s->port[i].nic);
+            s->port[i].nic = NULL;
+            if (partner) {
+                mrpsim_link_update(partner);
+            }
         }
     }
     msix_unuse_all_vectors(pci);
@@ -884,8 +980,11 @@ static int mrpsim_post_load(void *opaque, int version_id)
              MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_DISABLED) {
             return -EINVAL;
         }
-        /* the link is the backend's here, whatever it was there */
-        p->link = mrpsim_backend_link(p);
+        /*
+         * the link is the backend's and the link partner's here, whatever
+         * it was there (a partner not loaded yet counts as it is now)
+         */
+        p->link = mrpsim_link_now(p);
     }
     s->irq_mask &= mrpsim_vec_mask(s);
     s->irq_pending &= mrpsim_vec_mask(s);

@@ -84,15 +84,9 @@ while [ "$l" -le "$N" ]; do
 done
 
 t=$(counter 1 transitions)
-# One ring-open per cut, none that no cut caused.  KNOWN_EXTRA_OPENS=1
-# (the software path on mrpsim switches, see tests/cases/test_mrpd.py)
-# reports extra ones as a known bug instead of failing.
-if [ "${KNOWN_EXTRA_OPENS:-0}" = 1 ] && [ "${t:-0}" -gt "$N" ]; then
-	ok "MRM counted one ring transition per cut ($t of $N) # SKIP known bug: extra ring-opens on the software path"
-else
-	check "MRM counted one ring transition per cut ($t of $N)" \
-		test "${t:-0}" -eq "$N"
-fi
+# One ring-open per cut, none that no cut caused.
+check "MRM counted one ring transition per cut ($t of $N)" \
+	test "${t:-0}" -eq "$N"
 
 # Daemon crashes and restarts: the kernel instance is reclaimed.
 daemon_stop 2 KILL
