@@ -383,15 +383,23 @@ class VM:
         and a final "N passed, N failed"; yield (name, ok, detail) for
         each, detail being the indented lines that follow a failure."""
         status, out = self.run(cmd, timeout)
-        results, summary = [], None
+        results, summary, tail = [], None, ""
         for line in out.splitlines():
             m = re.match(r"(not )?ok(?: \d+)? - (.*)", line)
             if m:
                 results.append([m.group(2), m.group(1) is None, ""])
+                tail = ""
             elif re.match(r"\d+ passed, \d+ failed", line):
                 summary = line
             elif results and not results[-1][1]:
                 results[-1][2] += line + "\n"
+            else:
+                tail += line + "\n"
+        # what the script printed after its last check (its logs, when a
+        # check failed) goes with the first failure
+        failed = [r for r in results if not r[1]]
+        if failed and tail:
+            failed[0][2] += tail
         for r in results:
             yield tuple(r)
         if summary is None or (status != 0 and all(r[1] for r in results)):
