@@ -46,7 +46,14 @@ for the manager's port write, the same instant as the device's
 
 In steady state (stations paused, STEADY_S) per node: MRP frames the CPU
 handled per second (driver counter rx_mrp of the ring ports), interrupts
-per second of the switches, and guest CPU time (/proc/stat).
+per second of the switches, and guest CPU time (/proc/stat); and the
+share of the guest's vCPUs that was busy, again with the stations on
+(LOADED_S).  All the switches' CPUs are the guest's two vCPUs: when they
+are saturated, the software path's test frames wait behind the other
+switches' work on their way round the ring and the ring opens without a
+cut.  Such a software-path row (vCPUs at least SATURATED_PCT busy) is
+reported under "Beyond this machine" with its failures and false
+ring-opens, and does not fail the bench; a hardware-path row always does.
 
 Writes build/bench/report.md, build/bench/bench.json (every sample) and
 build/bench/outage.png (python3-matplotlib).
@@ -74,6 +81,13 @@ PERIOD_US = 1000        # the stations' frame period
 CUT_HOLD_S = 2.5
 STALL_MS = 10           # a sender stalled longer invalidates a sample
 STEADY_S = 10
+LOADED_S = 5
+QUIET_S = 30
+# A software-path row that fails while the guest's vCPUs are this busy
+# measures the emulation, not MRP: every switch's bridge runs on the same
+# two vCPUs, so a test frame's round trip through N - 1 of them waits
+# behind the others' work.  Reported under "Beyond this machine".
+SATURATED_PCT = 90
 STATION_MAC = ("02:00:00:00:aa:01", "02:00:00:00:aa:02")
 OUT = os.path.join(TOP, "build", "bench")
 PCI0 = "0000:00:%02x.0" % Topology.SLOT0     # switch 0, the manager's
@@ -145,39 +159,62 @@ def settle(vm, quiet_ms, tries=10):
 
 
 def steady_cost(vm, n, seconds):
-    """Per node, in a closed ring with the stations paused: MRP frames to
-    the CPU per second (mean, max over nodes), the switches' interrupts
-    per second, guest CPU ms per second."""
+    """Per node, in a closed ring: MRP frames to the CPU per second (mean,
+    and the busiest node with how many of its frames were MRP_Test), the
+    switches' interrupts per second, guest CPU ms per second; and the share
+    of the guest's vCPUs that was busy."""
     snap = ("for i in $(seq 0 %d); do for p in 0 1; do "
             "nsenter --net=/run/netns/n$i ethtool -S s${i}p$p | "
-            "sed -n \"s/^ *rx_mrp: /mrp $i /p\"; done; done; "
+            "sed -n -e \"s/^ *rx_mrp: /mrp $i /p\" "
+            "-e \"s/^ *rx_mrp_test: /mrpt $i /p\"; done; done; "
             "awk '/PCI-MSI/ {s = 0; for (i = 2; i <= NF; i++) "
             "if ($i ~ /^[0-9]+$/) s += $i; t += s} END {print \"irq\", t}' "
             "/proc/interrupts; head -1 /proc/stat" % (n - 1))
 
     def read():
-        mrp, irq, cpu = {}, 0, 0
+        mrp, test, irq, cpu, total = {}, {}, 0, 0, 0
         for line in vm.check(snap, timeout=300).splitlines():
             f = line.split()
-            if f[0] == "mrp":
-                mrp[int(f[1])] = mrp.get(int(f[1]), 0) + int(f[2])
+            if f[0] in ("mrp", "mrpt"):
+                d = mrp if f[0] == "mrp" else test
+                d[int(f[1])] = d.get(int(f[1]), 0) + int(f[2])
             elif f[0] == "irq":
                 irq = int(f[1])
             elif f[0] == "cpu":
                 # user nice system idle iowait irq softirq (USER_HZ)
                 v = [int(x) for x in f[1:8]]
                 cpu = v[0] + v[1] + v[2] + v[5] + v[6]
-        return mrp, irq, cpu, time.monotonic()
+                total = cpu + v[3] + v[4]
+        return mrp, test, irq, cpu, total, time.monotonic()
 
-    m0, i0, c0, t0 = read()
+    def control(counts):
+        return sum(counts[0].values()) - sum(counts[1].values())
+
+    # Steady means no MRP control frame on its way either: at 50 nodes the
+    # TopologyChanges of the ring's commissioning still come back to the
+    # manager for seconds after it closed (each client forwards them
+    # through its CPU).  Wait until a second passes without one, for at
+    # most QUIET_S (a ring that keeps opening is never quiet).
+    cur = read()
+    quiet, end = False, time.monotonic() + QUIET_S
+    while not quiet and time.monotonic() < end:
+        time.sleep(1)       # the quiet second is what is checked
+        prev, cur = cur, read()
+        quiet = control(cur) == control(prev)
+    m0, x0, i0, c0, a0, t0 = cur
     time.sleep(seconds)     # a span of steady ring is what is measured
-    m1, i1, c1, t1 = read()
+    m1, x1, i1, c1, a1, t1 = read()
     dt = t1 - t0
-    per = [(m1[k] - m0[k]) / dt for k in m1]
-    return {"mrp_to_cpu_per_s_mean": sum(per) / n,
-            "mrp_to_cpu_per_s_max": max(per),
+    per = {k: (m1[k] - m0[k]) / dt for k in m1}
+    top = max(per, key=per.get)
+    return {"mrp_to_cpu_per_s_mean": sum(per.values()) / n,
+            "mrp_to_cpu_per_s_max": per[top],
+            "busiest_node": top,
+            "busiest_node_test_per_s": (x1[top] - x0[top]) / dt,
             "irq_per_s_per_node": (i1 - i0) / dt / n,
             "cpu_ms_per_s_per_node": (c1 - c0) * 10.0 / dt / n,
+            "cpu_busy_pct": 100.0 * (c1 - c0) / max(1, a1 - a0),
+            "quiet": quiet,
             "seconds": dt}
 
 
@@ -380,6 +417,21 @@ def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
     return r
 
 
+def judge(res, mine, failures, pctx):
+    """A row's failures fail the bench, unless the row is the software
+    path's on a guest whose vCPUs were saturated (res["saturated"])."""
+    if not mine:
+        return
+    busy = max([res[k]["cpu_busy_pct"] for k in ("steady", "loaded")
+                if k in res] or [0])
+    if res["path"] == "software" and busy >= SATURATED_PCT:
+        res["saturated"] = busy
+        progress(pctx, "guest vCPUs %.0f%% busy: beyond this machine, "
+                 "not a failure" % busy)
+    else:
+        failures.extend(mine)
+
+
 def run_guest(path, n, profiles, samples, keep, results):
     hw = path == "hardware"
     workdir = (os.path.join(keep, "%s-%d" % (path, n)) if keep else
@@ -420,6 +472,7 @@ def run_guest(path, n, profiles, samples, keep, results):
                        "max_miss": mm, "samples": [], "failed": [],
                        "false_opens": 0}
                 results.append(res)
+                mine = []
                 try:
                     progress(pctx, "commissioning the ring (test interval "
                              "%d us, really %d us)" % (iv, real))
@@ -432,10 +485,14 @@ def run_guest(path, n, profiles, samples, keep, results):
                              STEADY_S)
                     res["steady"] = steady_cost(vm, n, STEADY_S)
                     st.cmd("resume")
+                    progress(pctx, "stations on: guest CPU over %d s" %
+                             LOADED_S)
+                    res["loaded"] = steady_cost(vm, n, LOADED_S)
                 except (SampleFailed, GuestError, AssertionError) as e:
                     res["failed"].append("setup: %s" % e)
-                    failures.append("%s: %s" % (pctx, e))
+                    mine.append("%s: %s" % (pctx, e))
                     progress(pctx, "FAILED: %s" % e)
+                    judge(res, mine, failures, pctx)
                     continue
                 for i in range(samples):
                     try:
@@ -454,13 +511,13 @@ def run_guest(path, n, profiles, samples, keep, results):
                                      if "detection_ms" in s else ""))
                     except (SampleFailed, GuestError, AssertionError) as e:
                         res["failed"].append(str(e))
-                        failures.append("%s sample %d: %s" % (pctx, i + 1,
-                                                             e))
+                        mine.append("%s sample %d: %s" % (pctx, i + 1, e))
                         progress(pctx, "sample %d FAILED: %s" % (i + 1, e))
                         R.cut(vm, cut, up=True)
                 if res["false_opens"]:
-                    failures.append("%s: %d false ring-opens" % (
+                    mine.append("%s: %d false ring-opens" % (
                         pctx, res["false_opens"]))
+                judge(res, mine, failures, pctx)
         finally:
             st.close()
     splats = find_splats(vm.log())
@@ -559,18 +616,50 @@ def report(results, failures, args, secs):
             " | ".join(cells), fmt(summarise(r)["outage_ms"][0], "")))
     lines += [""] + ["- %s: %s" % kv for kv in TIMELINE]
     lines += ["", "## MRP's CPU cost per node in steady state",
-              "", "Closed ring, stations paused, %d s." % STEADY_S, "",
-              "| path | nodes | profile | MRP frames to CPU /s (mean, max "
-              "node) | switch interrupts /s | guest CPU ms/s |",
-              "|---|---|---|---|---|---|"]
+              "", "Closed ring, stations paused, %d s, from the first second "
+              "in which no MRP frame but MRP_Test reached a CPU (at most %d "
+              "s later); busiest node: the "
+              "node with the most MRP frames to its CPU, and how many of "
+              "them were MRP_Test.  vCPUs busy: the share of the guest's "
+              "vCPUs (all the switches' CPUs) that was busy, stations "
+              "paused and, over %d s, stations on." % (STEADY_S, QUIET_S,
+                                                      LOADED_S),
+              "",
+              "| path | nodes | profile | MRP frames to CPU /s (mean) | "
+              "busiest node: MRP /s (Test /s) | switch interrupts /s | "
+              "guest CPU ms/s | vCPUs busy (stations on) |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         c = r.get("steady")
         if not c:
             continue
-        lines.append("| %s | %d | %d ms | %.1f, %.1f | %.1f | %.1f |" % (
-            r["path"], r["n"], r["profile"], c["mrp_to_cpu_per_s_mean"],
-            c["mrp_to_cpu_per_s_max"], c["irq_per_s_per_node"],
-            c["cpu_ms_per_s_per_node"]))
+        lo = r.get("loaded")
+        lines.append("| %s | %d | %d ms | %.1f | n%d: %.1f (%.1f) | %.1f | "
+                     "%.1f | %.0f%% (%s) |" % (
+                         r["path"] + ("" if c.get("quiet", True) else
+                                      " (control frames never stopped)"),
+                         r["n"], r["profile"],
+                         c["mrp_to_cpu_per_s_mean"], c["busiest_node"],
+                         c["mrp_to_cpu_per_s_max"],
+                         c["busiest_node_test_per_s"],
+                         c["irq_per_s_per_node"], c["cpu_ms_per_s_per_node"],
+                         c["cpu_busy_pct"],
+                         "%.0f%%" % lo["cpu_busy_pct"] if lo else "n/a"))
+    sat = [r for r in results if "saturated" in r]
+    if sat:
+        lines += ["", "## Beyond this machine", "",
+                  "Software-path rows that failed while the guest's vCPUs "
+                  "were at least %d%% busy.  Every switch's bridge runs on "
+                  "the guest's vCPUs, so a test frame's round trip through "
+                  "the N - 1 clients waits behind the other switches' work "
+                  "(and the stations' frames, which every switch's CPU "
+                  "forwards): these rows measure the emulation, not MRP, "
+                  "and do not fail the bench." % SATURATED_PCT, ""]
+        lines += ["- %s n=%d profile %d ms, vCPUs %.0f%% busy: %d false "
+                  "ring-opens; %s" % (
+                      r["path"], r["n"], r["profile"], r["saturated"],
+                      r["false_opens"], "; ".join(r["failed"]) or
+                      "no failed sample") for r in sat]
     lines += ["", "## Failures", ""] + (["- " + f for f in failures] or
                                         ["none"])
     plot = draw(results)
