@@ -45,6 +45,10 @@ SPLAT_PATTERNS = [
     r"Oops", r"Kernel panic", r"general protection fault",
     r"INFO: task .* blocked", r"hung_task", r"list_add corruption",
     r"list_del corruption", r"ODEBUG: ",
+    # RCU's stall detector ("rcu: INFO: rcu_sched self-detected stall on
+    # CPU", "... detected stalls on CPUs/tasks") and its grace-period
+    # kthread not getting to run.
+    r"rcu: INFO: .*stall", r"rcu: .*kthread (starved|timer wakeup didn't)",
     r"scheduling while atomic", r"refcount_t: ", r"unregister_netdevice: waiting",
     # A transmit queue that stalled (the watchdog's WARNING comes only once
     # per boot; the driver's own message every time).
@@ -56,6 +60,29 @@ SPLAT_RE = re.compile("|".join(SPLAT_PATTERNS))
 def find_splats(text):
     """Return the lines of a guest log that report a kernel problem."""
     return [line for line in text.splitlines() if SPLAT_RE.search(line)]
+
+
+KMEMLEAK = "/sys/kernel/debug/kmemleak"
+
+
+def kmemleak_scan(vm, timeout=900):
+    """Ask kmemleak for the leaks found so far: (ok, report).
+
+    The guest does not scan on its own (a scan takes a minute under TCG).
+    One scan is not enough: kmemleak reports an object only when it is
+    older than 5 s and its contents did not change since the previous scan,
+    and on the first scan every object counts as changed.  So scan, let
+    more than 5 s pass, scan again.  ok is False when kmemleak is missing
+    or disabled: then nothing could have been found."""
+    status, out = vm.run(
+        "k=%s\n"
+        "[ -w $k ] || { echo \"kmemleak: $k missing\"; exit 2; }\n"
+        "echo scan >$k || { echo 'kmemleak: scan refused (disabled?)';"
+        " exit 3; }\n"
+        "sleep 6\n"    # kmemleak's minimum object age (MSECS_MIN_AGE)
+        "echo scan >$k || exit 3\n"
+        "cat $k" % KMEMLEAK, timeout=timeout)
+    return status == 0, out
 
 
 class Topology:
