@@ -47,6 +47,11 @@ for p in "$TOP"/tools/mrp/mrpd "$TOP"/tools/mrp/mrpctl; do
 done
 
 install -m 0644 "$ko" "$root/lib/modules/mrpsim.ko"
+splat=$kobj/drivers/misc/mrpsim-splat-test/splat_test.ko
+if [ "${DEBUG:-1}" = 1 ]; then
+	[ -f "$splat" ] || die "$splat not built (run: make kernel)"
+	install -m 0644 "$splat" "$root/lib/modules/splat_test.ko"
+fi
 install -m 0755 "$TOP/tests/guest/init" "$root/init"
 cp -r "$TOP/tests/guest/." "$root/mrpsim/"
 [ -d "$TOP/tools/mrp/tests/guest" ] && cp -r "$TOP/tools/mrp/tests/guest" "$root/mrpsim/mrp"

@@ -52,6 +52,8 @@ prepare() {
 		echo 'obj-$(CONFIG_MRPSIM) += mrpsim/' >>"$SRC/drivers/net/Makefile"
 		echo "$want" >"$SRC/.mrpsim-stamp"
 	fi
+	# The harness self-test's module (tests/cases/test_nets.py).
+	ln -sfn "$TOP/tests/kmod" "$SRC/drivers/misc/mrpsim-splat-test"
 }
 
 config() {
@@ -82,26 +84,37 @@ build_all() {
 	run_logged "$OBJ/build.log" "${KMAKE[@]}" bzImage modules
 }
 
+# The driver, and the module that provokes splats for the harness's
+# self-test (debug kernels only: it needs their detectors).
+KMODS=(drivers/net/mrpsim)
+[ "$DEBUG" = 1 ] && KMODS+=(drivers/misc/mrpsim-splat-test)
+
 build_module() {
-	run_logged "$OBJ/module.log" "${KMAKE[@]}" M=drivers/net/mrpsim modules
+	local m
+	for m in "${KMODS[@]}"; do
+		run_logged "$OBJ/module-${m##*/}.log" "${KMAKE[@]}" M="$m" modules
+	done
 }
 
 # Static checks of the driver: W=1 and sparse on every file, checkpatch.
 check_driver() {
 	need_pkgs sparse
-	say "W=1 C=2 build of drivers/net/mrpsim"
-	"${KMAKE[@]}" M=drivers/net/mrpsim W=1 C=2 modules 2>&1 |
-		tee "$OBJ/driver-check.log" | grep -E 'warning|error' && die "driver has warnings (see $OBJ/driver-check.log)"
+	local m
+	for m in "${KMODS[@]}"; do
+		say "W=1 C=2 build of $m"
+		"${KMAKE[@]}" M="$m" W=1 C=2 modules 2>&1 |
+			tee "$OBJ/check-${m##*/}.log" | grep -E 'warning|error' && die "$m has warnings (see $OBJ/check-${m##*/}.log)"
+	done
 	say "checkpatch --strict"
 	# checkpatch exits non-zero when it finds something: with pipefail a
 	# pipeline into grep would hide exactly those findings.
 	local found
 	found=$(cd "$TOP" && "$SRC/scripts/checkpatch.pl" --no-tree --strict \
-		--terse -f drivers/net/mrpsim/*.[ch] 2>&1) || true
+		--terse -f drivers/net/mrpsim/*.[ch] tests/kmod/*.c 2>&1) || true
 	if grep -E 'ERROR|WARNING|CHECK' <<<"$found"; then
 		die "checkpatch findings"
 	fi
-	say "driver is W=1, sparse and checkpatch clean"
+	say "driver and test module are W=1, sparse and checkpatch clean"
 }
 
 # The kernel itself only changes with the config or the patch series (both
