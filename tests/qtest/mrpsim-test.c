@@ -755,6 +755,37 @@ static void test_link_partner(void)
     shutdown_ctx(t);
 }
 
+/*
+ * Two ports of one switch on one backend: device_add fails with an error
+ * instead of aborting QEMU, and the backend stays free for a switch that
+ * is added right.
+ */
+static void test_netdev_shared(void)
+{
+    Ctx *t = boot("-netdev hubport,id=n0,hubid=1 "
+                  "-netdev hubport,id=n1,hubid=1", 0);
+    QDict *resp;
+    const char *desc;
+
+    resp = qtest_qmp(t->qts, "{'execute': 'device_add', 'arguments':"
+                     " {'driver': 'mrpsim', 'id': 'sw0', 'addr': '4',"
+                     " 'ports': 4, 'netdev1': 'n1', 'netdev3': 'n1'}}");
+    g_assert(qdict_haskey(resp, "error"));
+    desc = qdict_get_str(qdict_get_qdict(resp, "error"), "desc");
+    g_assert(strstr(desc, "netdev1 and netdev3"));
+    qobject_unref(resp);
+
+    qtest_qmp_device_add(t->qts, "mrpsim", "sw0",
+                         "{'addr': '4', 'netdev0': 'n0', 'netdev1': 'n1'}");
+    sw_init(t, 0, 4);
+    /* the cable n0 - n1 loops back: both ports have their link */
+    g_assert_cmphex(prd(&t->sw[0], 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert_cmphex(prd(&t->sw[0], 1, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    shutdown_ctx(t);
+}
+
 static void test_bad_desc(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -1767,6 +1798,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/cable", test_cable);
     qtest_add_func("/mrpsim/link", test_link);
     qtest_add_func("/mrpsim/link-partner", test_link_partner);
+    qtest_add_func("/mrpsim/netdev-shared", test_netdev_shared);
     qtest_add_func("/mrpsim/bad-desc", test_bad_desc);
     qtest_add_func("/mrpsim/irq", test_irq);
     qtest_add_func("/mrpsim/reset", test_reset);

@@ -850,7 +850,7 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
     DeviceState *dev = DEVICE(pci);
     static const uint8_t def_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x00 };
     uint64_t mac;
-    unsigned int i, v;
+    unsigned int i, j, v;
 
     if (s->nports < MRPSIM_MIN_PORTS || s->nports > MRPSIM_MAX_PORTS) {
         error_setg(errp, "mrpsim: ports must be between %d and %d",
@@ -867,6 +867,23 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
             error_setg(errp, "mrpsim: netdev%u set but the switch has only "
                        "%u ports", i, s->nports);
             return;
+        }
+    }
+
+    /*
+     * The netdev property only refuses a backend that is connected already:
+     * two ports of one switch given the same one would both connect to it
+     * in qemu_new_nic(), and the net core asserts on the second.
+     */
+    for (i = 0; i < s->nports; i++) {
+        NetClientState *nc = s->port[i].conf.peers.ncs[0];
+
+        for (j = 0; nc && j < i; j++) {
+            if (s->port[j].conf.peers.ncs[0] == nc) {
+                error_setg(errp, "mrpsim: netdev%u and netdev%u are both "
+                           "'%s': a backend serves one port", j, i, nc->name);
+                return;
+            }
         }
     }
 
