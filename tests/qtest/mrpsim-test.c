@@ -1725,6 +1725,112 @@ static void test_evq_full(void)
     shutdown_ctx(t);
 }
 
+/* Move @sw's event queue to @base, 4 entries, and clear the errors. */
+static void evq_at(Ctx *t, Sw *sw, uint64_t base)
+{
+    wr(sw, MRPSIM_REG_EVQ_CTRL, 0);
+    g_assert(ring_enable(t, sw, MRPSIM_REG_EVQ_BASE_LO, base, 4));
+    wr(sw, MRPSIM_REG_ERR_STATUS, 0xffffffff);
+}
+
+/* The queue at @sw's own registers or MSI-X table took no event. */
+static void expect_evq_refused(Sw *sw, uint32_t drops)
+{
+    uint32_t v;
+
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN | MRPSIM_Q_CTRL_HALTED);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_HEAD), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==,
+                    MRPSIM_ERR_BIT(MRPSIM_ERR_DMA));
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_EVQ_DROPS), ==, drops);
+    /* not reset, the MSI-X table not rewritten */
+    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_TXQ + MRPSIM_Q_CTRL), ==,
+                    MRPSIM_Q_CTRL_EN);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_IRQ_MASK), ==, 0x6);
+    for (v = 0; v < MRPSIM_NUM_VECS(sw->nports); v++) {
+        uint64_t off = sw->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+        g_assert_cmphex(qpci_io_readl(sw->dev, sw->dev->msix_table_bar,
+                                      off + PCI_MSIX_ENTRY_LOWER_ADDR), ==,
+                        (uint32_t)sw->msix_addr[v]);
+        g_assert_cmphex(qpci_io_readl(sw->dev, sw->dev->msix_table_bar,
+                                      off + PCI_MSIX_ENTRY_DATA), ==,
+                        0x1000 + v);
+        g_assert_cmphex(qpci_io_readl(sw->dev, sw->dev->msix_table_bar,
+                                      off + PCI_MSIX_ENTRY_VECTOR_CTRL), ==,
+                        0);
+    }
+}
+
+/*
+ * An event queue pointed at the switch's own BAR0 or MSI-X table, for
+ * events from set_link and from the MRP test timer.  The event's
+ * timestamp is past 2^32 ns: its high word, 1, lands on CTRL (RESET) in
+ * BAR0 and on the vector control word (masked) in the MSI-X table.  The
+ * write must be refused, the event counted as lost, the device untouched.
+ */
+static void test_evq_self_dma(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0];
+    uint64_t regs = a->bar.addr;
+    uint64_t msix = a->dev->msix_table_bar.addr + a->dev->msix_table_off;
+    uint8_t f[64];
+    int k;
+
+    port_rings(t, a, 0, BUF_SIZE);
+    wr(a, MRPSIM_REG_IRQ_MASK_CLR, 1);
+    qtest_clock_step(t->qts, (1ULL << 32) + 1000);
+
+    /* set_link */
+    evq_at(t, a, regs);
+    set_link(t, "a0", false);
+    expect_evq_refused(a, 1);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
+    evq_at(t, a, msix);
+    set_link(t, "a0", true);
+    expect_evq_refused(a, 2);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert(!msix_fired(t, a, MRPSIM_VEC_EVENT));
+
+    /* the test timer: no MRC, the ring is open, both ports lost */
+    evq_at(t, a, regs);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wr(a, MRPSIM_REG_ERR_STATUS, 0xffffffff);
+    for (k = 0; k < 4; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    expect_evq_refused(a, 4);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
+                    MRPSIM_MRP_STATUS_S_LOST);
+    evq_at(t, a, msix);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    wr(a, MRPSIM_REG_ERR_STATUS, 0xffffffff);
+    for (k = 0; k < 4; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    expect_evq_refused(a, 6);
+    g_assert(!msix_fired(t, a, MRPSIM_VEC_EVENT));
+
+    /* in guest memory, the queue and the device work on */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    wr(a, MRPSIM_REG_EVQ_CTRL, 0);
+    evq_setup(t, a, EVQ_SIZE);
+    set_link(t, "a0", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    expect_no_ev(t, a);
+    g_assert(msix_fired(t, a, MRPSIM_VEC_EVENT));
+    set_link(t, "a0", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    tx(t, a, 0, f, data_frame(f, 64, 0));
+    g_assert_cmpuint(rd(a, MRPSIM_REG_EVQ_DROPS), ==, 6);
+    shutdown_ctx(t);
+}
+
 /*
  * Migrate a running ring at virtual time 0 (the qtest clock is not
  * migrated, so both sides agree on it only there): the MRM's test goes on
@@ -1814,6 +1920,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/malformed", test_malformed);
     qtest_add_func("/mrpsim/test-period", test_period);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
+    qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);
 
     return g_test_run();

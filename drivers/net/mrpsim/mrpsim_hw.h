@@ -94,7 +94,7 @@
 #define MRPSIM_REG_EVQ_HEAD		0x004c	/* RO, next entry written */
 #define MRPSIM_REG_EVQ_TAIL		0x0050	/* RW, next entry consumed */
 #define MRPSIM_REG_EVQ_CTRL		0x0054	/* RW, MRPSIM_Q_CTRL_* */
-#define MRPSIM_REG_EVQ_DROPS		0x0058	/* RO, events lost (full) */
+#define MRPSIM_REG_EVQ_DROPS		0x0058	/* RO, events lost (enabled) */
 
 /* Errors, in ERR_INFO's code field; ERR_STATUS has BIT(code). */
 enum mrpsim_err {

@@ -87,16 +87,22 @@ static void mrpsim_set_error(MrpsimState *s, unsigned int code,
                   mrpsim_err_names[code], port, index);
 }
 
-void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
-                  uint32_t data)
+/*
+ * Write one event to the queue.  Only with the device's re-entrancy guard
+ * engaged: the write is DMA to a guest address, and an address in the
+ * device's own BAR0 or MSI-X table is then refused by the memory core
+ * instead of entering the device in the middle of an event.
+ */
+static void mrpsim_event_write(MrpsimState *s, const MrpsimPendingEvent *e)
 {
     MrpsimQueue *q = &s->evq;
     struct mrpsim_event ev;
-    uint64_t now = mrpsim_clock_ns();
 
-    trace_mrpsim_event(type, port, ring, data);
     if (!q->en || q->halted) {
-        trace_mrpsim_event_lost(type, q->en, q->halted);
+        trace_mrpsim_event_lost(e->type, q->en, q->halted);
+        if (q->en) {
+            s->evq_drops++;
+        }
         return;
     }
     if (((q->head + 1) & (q->size - 1)) == q->tail) {
@@ -106,21 +112,77 @@ void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
         return;
     }
     memset(&ev, 0, sizeof(ev));
-    ev.type = type;
+    ev.type = e->type;
     ev.flags = MRPSIM_EV_F_VALID;
-    ev.port = port;
-    ev.ring = ring;
-    ev.data = cpu_to_le32(data);
-    ev.ts = cpu_to_le64(now);
+    ev.port = e->port;
+    ev.ring = e->ring;
+    ev.data = cpu_to_le32(e->data);
+    ev.ts = cpu_to_le64(e->ts);
     if (pci_dma_write(PCI_DEVICE(s), q->base + q->head * MRPSIM_EVENT_SIZE,
                       &ev, sizeof(ev)) != MEMTX_OK) {
         /* the queue halts; an ERROR event could not be written either */
+        s->evq_drops++;
         q->halted = true;
         mrpsim_set_error(s, MRPSIM_ERR_DMA, MRPSIM_NONE, q->head);
         return;
     }
     q->head = (q->head + 1) & (q->size - 1);
     mrpsim_irq_raise(s, MRPSIM_VEC_EVENT);
+}
+
+/* Write the pending events, oldest first; guard engaged. */
+static void mrpsim_event_flush(MrpsimState *s)
+{
+    MrpsimPendingEvent e;
+
+    while (s->evpend_count) {
+        e = s->evpend[s->evpend_head];
+        s->evpend_head = (s->evpend_head + 1) % MRPSIM_EVPEND_LEN;
+        s->evpend_count--;
+        mrpsim_event_write(s, &e);
+    }
+}
+
+static void mrpsim_evq_bh(void *opaque)
+{
+    mrpsim_event_flush(opaque);
+}
+
+/*
+ * Raise an event.  Where the device's re-entrancy guard is engaged (its
+ * MMIO handlers, its NICs' receive path, its guarded bottom halves) the
+ * event is written at once.  Elsewhere (the MRP timer, set_link, a link
+ * partner's register write or reset) it waits, with its timestamp, for
+ * evq_bh, a guarded bottom half of the same main loop; the order of events
+ * is kept.
+ */
+void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
+                  uint32_t data)
+{
+    MrpsimPendingEvent *e;
+
+    trace_mrpsim_event(type, port, ring, data);
+    if (!s->evq.en) {
+        trace_mrpsim_event_lost(type, false, s->evq.halted);
+        return;
+    }
+    if (s->evpend_count == MRPSIM_EVPEND_LEN) {
+        s->evq_drops++;
+        mrpsim_set_error(s, MRPSIM_ERR_EVQ_FULL, MRPSIM_NONE, s->evq.head);
+        return;
+    }
+    e = &s->evpend[(s->evpend_head + s->evpend_count) % MRPSIM_EVPEND_LEN];
+    e->type = type;
+    e->port = port;
+    e->ring = ring;
+    e->data = data;
+    e->ts = mrpsim_clock_ns();
+    s->evpend_count++;
+    if (DEVICE(s)->mem_reentrancy_guard.engaged_in_io) {
+        mrpsim_event_flush(s);
+    } else {
+        qemu_bh_schedule(s->evq_bh);
+    }
 }
 
 void mrpsim_error(MrpsimState *s, unsigned int code, unsigned int port,
@@ -810,6 +872,9 @@ static void mrpsim_reset_state(MrpsimState *s)
     qemu_bh_cancel(s->fwd_bh);
     s->fwd_head = 0;
     s->fwd_count = 0;
+    qemu_bh_cancel(s->evq_bh);
+    s->evpend_head = 0;
+    s->evpend_count = 0;
 
     mrpsim_queue_reset(&s->evq);
     s->evq_drops = 0;
@@ -869,7 +934,6 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
             return;
         }
     }
-
     /*
      * The netdev property only refuses a backend that is connected already:
      * two ports of one switch given the same one would both connect to it
@@ -911,6 +975,8 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
 
     s->fwd_bh = qemu_bh_new_guarded(mrpsim_fwd_bh, s,
                                     &dev->mem_reentrancy_guard);
+    s->evq_bh = qemu_bh_new_guarded(mrpsim_evq_bh, s,
+                                    &dev->mem_reentrancy_guard);
     for (i = 0; i < s->nports; i++) {
         MrpsimPort *p = &s->port[i];
         g_autofree char *name = NULL;
@@ -941,6 +1007,7 @@ static void mrpsim_exit(PCIDevice *pci)
 
     mrpsim_mrp_unrealize(s);
     qemu_bh_delete(s->fwd_bh);
+    qemu_bh_delete(s->evq_bh);
     for (i = 0; i < s->nports; i++) {
         MrpsimPort *partner;
 
@@ -978,7 +1045,9 @@ static int mrpsim_post_load(void *opaque, int version_id)
     unsigned int i;
 
     if (!mrpsim_queue_valid(&s->evq) || s->fwd_count > MRPSIM_FWDQ_LEN ||
-        s->fwd_head >= MRPSIM_FWDQ_LEN) {
+        s->fwd_head >= MRPSIM_FWDQ_LEN ||
+        s->evpend_count > MRPSIM_EVPEND_LEN ||
+        s->evpend_head >= MRPSIM_EVPEND_LEN) {
         return -EINVAL;
     }
     for (i = 0; i < s->fwd_count; i++) {
@@ -1011,6 +1080,19 @@ static int mrpsim_post_load(void *opaque, int version_id)
     if (s->fwd_count) {
         qemu_bh_schedule(s->fwd_bh);
     }
+    if (s->evpend_count) {
+        qemu_bh_schedule(s->evq_bh);
+    }
+    return 0;
+}
+
+/* What the subsections give when the stream has none. */
+static int mrpsim_pre_load(void *opaque)
+{
+    MrpsimState *s = opaque;
+
+    s->evpend_head = 0;
+    s->evpend_count = 0;
     return 0;
 }
 
@@ -1058,11 +1140,49 @@ static const VMStateDescription mrpsim_vmstate_fwd = {
     }
 };
 
+static const VMStateDescription mrpsim_vmstate_evpend_entry = {
+    .name = "mrpsim/event",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT8(type, MrpsimPendingEvent),
+        VMSTATE_UINT8(port, MrpsimPendingEvent),
+        VMSTATE_UINT8(ring, MrpsimPendingEvent),
+        VMSTATE_UINT32(data, MrpsimPendingEvent),
+        VMSTATE_INT64(ts, MrpsimPendingEvent),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static bool mrpsim_evpend_needed(void *opaque)
+{
+    MrpsimState *s = opaque;
+
+    return s->evpend_count;
+}
+
+/* Events raised but not written yet (mrpsim_event()). */
+static const VMStateDescription mrpsim_vmstate_evpend = {
+    .name = "mrpsim/evpend",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = mrpsim_evpend_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(evpend_head, MrpsimState),
+        VMSTATE_UINT32(evpend_count, MrpsimState),
+        VMSTATE_STRUCT_ARRAY(evpend, MrpsimState, MRPSIM_EVPEND_LEN, 1,
+                             mrpsim_vmstate_evpend_entry,
+                             MrpsimPendingEvent),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 /* Version 2: the port counters gained MRP_TICK_LATE. */
 static const VMStateDescription mrpsim_vmstate = {
     .name = TYPE_MRPSIM,
     .version_id = 2,
     .minimum_version_id = 2,
+    .pre_load = mrpsim_pre_load,
     .post_load = mrpsim_post_load,
     .fields = (VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, MrpsimState),
@@ -1088,6 +1208,10 @@ static const VMStateDescription mrpsim_vmstate = {
         VMSTATE_STRUCT_ARRAY(fwdq, MrpsimState, MRPSIM_FWDQ_LEN, 1,
                              mrpsim_vmstate_fwd, MrpsimFwd),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * []) {
+        &mrpsim_vmstate_evpend,
+        NULL
     }
 };
 

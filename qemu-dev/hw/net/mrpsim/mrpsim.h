@@ -30,6 +30,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(MrpsimState, MRPSIM)
 #define MRPSIM_FWDQ_LEN         32      /* hardware forwarding queue */
 #define MRPSIM_PORT_BLOCK       0x200
 #define MRPSIM_MRP_BLOCK        0x100
+#define MRPSIM_EVPEND_LEN       32      /* events waiting for evq_bh */
 
 /* A descriptor ring or the event queue: the guest-visible registers. */
 typedef struct MrpsimQueue {
@@ -88,6 +89,15 @@ typedef struct MrpsimFwd {
     uint8_t buf[MRPSIM_MAX_FRAME_LEN];
 } MrpsimFwd;
 
+/* An event raised where it could not be written at once (mrpsim_event()). */
+typedef struct MrpsimPendingEvent {
+    uint8_t type;
+    uint8_t port;
+    uint8_t ring;
+    uint32_t data;
+    int64_t ts;
+} MrpsimPendingEvent;
+
 struct MrpsimState {
     PCIDevice parent_obj;
 
@@ -116,6 +126,15 @@ struct MrpsimState {
     MrpsimFwd fwdq[MRPSIM_FWDQ_LEN];
     uint32_t fwd_head;
     uint32_t fwd_count;
+
+    /*
+     * Events raised outside the device's re-entrancy guard (the MRP timer,
+     * set_link, a link partner) are written by this guarded bottom half.
+     */
+    QEMUBH *evq_bh;
+    MrpsimPendingEvent evpend[MRPSIM_EVPEND_LEN];
+    uint32_t evpend_head;
+    uint32_t evpend_count;
 };
 
 /*
