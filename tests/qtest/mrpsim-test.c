@@ -1895,6 +1895,145 @@ static void test_migrate(void)
     shutdown_ctx(dst);
 }
 
+/* A QEMU to migrate into, with the switches of @args. */
+static Ctx *boot_incoming(const char *args, const char *incoming)
+{
+    Ctx *t = g_new0(Ctx, 1);
+
+    t->qs = qtest_pc_boot("-nodefaults %s -incoming %s", args, incoming);
+    t->qts = t->qs->qts;
+    /* no self-announce RARPs from the ports on real-time timers */
+    qobject_unref(qtest_qmp(t->qts, "{'execute': 'migrate-set-parameters',"
+                            " 'arguments': {'announce-rounds': 0}}"));
+    return t;
+}
+
+/* Take over @src's switches in @dst after a migration; frees @src. */
+static void take_over(Ctx *src, Ctx *dst, int nsw)
+{
+    int i;
+
+    for (i = 0; i < nsw; i++) {
+        dst->sw[i] = src->sw[i];
+        sw_init(dst, i, 4 + i);
+    }
+    shutdown_ctx(src);
+}
+
+/* Save @t's state to a file; returns its contents, @path its name. */
+static char *migrate_to_file(Ctx *t, char **path, gsize *len)
+{
+    g_autofree char *uri = NULL;
+    QDict *rsp;
+    char *buf;
+    const char *st = "active";
+    int i;
+
+    *path = g_strdup_printf("%s/mrpsim-mig-%d.bin", g_get_tmp_dir(),
+                            getpid());
+    uri = g_strdup_printf("exec:cat > %s", *path);
+    rsp = qtest_qmp(t->qts, "{'execute': 'migrate', 'arguments':"
+                    " {'uri': %s}}", uri);
+    g_assert(!qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    for (i = 0; i < 2000 && strcmp(st, "completed"); i++) {
+        g_usleep(5000);
+        rsp = qtest_qmp(t->qts, "{'execute': 'query-migrate'}");
+        st = qdict_get_str(qdict_get_qdict(rsp, "return"), "status");
+        g_assert(strcmp(st, "failed"));
+        st = strcmp(st, "completed") ? "active" : "completed";
+        qobject_unref(rsp);
+    }
+    g_assert_cmpstr(st, ==, "completed");
+    g_assert(g_file_get_contents(*path, &buf, len, NULL));
+    return buf;
+}
+
+#define MIG_IV_US       0x00c0ffee
+#define MIG_MAX_MISS    0x0badcafe
+#define MIG_PERIOD_US   0x0fabcdef
+
+/*
+ * The offset of switch 0's ring instance 0 in a migration stream: its
+ * TEST_INTERVAL, TEST_MAX_MISS and TEST_PERIOD, big-endian, start it;
+ * then come TEST_CTRL, STATUS, SEQ_ID (16 bits), the timer, the deadline
+ * and the end of the period (64 bits each).
+ */
+static gsize find_ring0(const char *buf, gsize len)
+{
+    uint8_t pat[12];
+    const char *p;
+
+    stl_be_p(pat, MIG_IV_US);
+    stl_be_p(pat + 4, MIG_MAX_MISS);
+    stl_be_p(pat + 8, MIG_PERIOD_US);
+    p = memmem(buf, len, pat, sizeof(pat));
+    g_assert(p);
+    g_assert(!memmem(p + 1, len - (p + 1 - buf), pat, sizeof(pat)));
+    return p - buf;
+}
+
+#define RING0_DEADLINE  30
+#define RING0_END       38
+
+/*
+ * The destination checks what it loads: a running test's deadline and
+ * end are taken within sane bounds of its own clock, and a value no
+ * register write could give fails the migration (QEMU exits).
+ */
+static void test_migrate_bad_stream(void)
+{
+    Ctx *src = boot(TWO_SWITCHES, 2);
+    Ctx *dst;
+    Sw *a = &src->sw[0];
+    g_autofree char *path = NULL;
+    g_autofree char *buf = NULL;
+    g_autofree char *incoming = NULL;
+    QDict *rsp;
+    gsize len, off;
+    int i;
+
+    mwr(a, 0, MRPSIM_MRP_TEST_PERIOD, MIG_PERIOD_US);
+    start_mrm(a, MRPSIM_ROLE_MRM, MIG_IV_US, MIG_MAX_MISS);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
+    buf = migrate_to_file(src, &path, &len);
+    off = find_ring0(buf, len);
+    incoming = g_strdup_printf("exec:cat %s", path);
+
+    /* the deadline at the end of time: the test goes on all the same */
+    stq_be_p(buf + off + RING0_DEADLINE, INT64_MAX);
+    stq_be_p(buf + off + RING0_END, INT64_MAX);
+    g_assert(g_file_set_contents(path, buf, len, NULL));
+    dst = boot_incoming(TWO_SWITCHES, "defer");
+    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
+                    " 'arguments': {'uri': %s}}", incoming);
+    g_assert(!qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    qtest_qmp_eventwait(dst->qts, "RESUME");
+    take_over(src, dst, 2);
+    a = &dst->sw[0];
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+                    MRPSIM_MRP_STATUS_RUNNING);
+    qtest_clock_step(dst->qts, (int64_t)MIG_IV_US * 1000);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 4);
+    shutdown_ctx(dst);
+
+    /* TEST_INTERVAL below 100 us: refused */
+    stl_be_p(buf + off, MRPSIM_TEST_INTERVAL_MIN - 1);
+    g_assert(g_file_set_contents(path, buf, len, NULL));
+    dst = boot_incoming(TWO_SWITCHES, "defer");
+    qtest_set_expected_status(dst->qts, EXIT_FAILURE);
+    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
+                    " 'arguments': {'uri': %s}}", incoming);
+    qobject_unref(rsp);
+    for (i = 0; i < 1000 && qtest_probe_child(dst->qts); i++) {
+        g_usleep(10000);
+    }
+    g_assert(!qtest_probe_child(dst->qts));
+    shutdown_ctx(dst);
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1922,6 +2061,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);
+    qtest_add_func("/mrpsim/migrate-bad-stream", test_migrate_bad_stream);
 
     return g_test_run();
 }

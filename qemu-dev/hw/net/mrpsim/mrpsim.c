@@ -1030,7 +1030,7 @@ static void mrpsim_exit(PCIDevice *pci)
 static bool mrpsim_queue_valid(MrpsimQueue *q)
 {
     if (!q->en) {
-        return true;
+        return !q->halted;
     }
     return mrpsim_queue_size_ok(q->size) && q->head < q->size &&
            q->tail < q->size && q->base &&
@@ -1062,6 +1062,8 @@ static int mrpsim_post_load(void *opaque, int version_id)
         MrpsimPort *p = &s->port[i];
 
         if (!mrpsim_queue_valid(&p->txq) || !mrpsim_queue_valid(&p->rxq) ||
+            (p->ctrl & ~(MRPSIM_PORT_CTRL_EN |
+                         MRPSIM_PORT_CTRL_STATE_MASK)) ||
             ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
              MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_DISABLED) {
             return -EINVAL;

@@ -745,22 +745,67 @@ const VMStateDescription mrpsim_vmstate_ring = {
     }
 };
 
-/* Check the instances of an incoming migration stream; 0 when sane. */
+/* The register and status invariants of a ring instance hold. */
+static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
+{
+    const uint32_t lost = MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST;
+    bool running = r->status & MRPSIM_MRP_STATUS_RUNNING;
+
+    if (r->role > MRPSIM_ROLE_MRA ||
+        r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
+        r->interval < MRPSIM_TEST_INTERVAL_MIN ||
+        (r->test_ctrl & ~(MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR)) ||
+        (r->status & ~(MRPSIM_MRP_STATUS_RUNNING | lost)) ||
+        !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
+        return false;
+    }
+    if ((!s->mrp || r->idx >= s->nrings) &&
+        (r->role != MRPSIM_ROLE_DISABLED || r->status)) {
+        return false;
+    }
+    /* RUN and RUNNING go together, and only as mrpsim_test_start() allows */
+    if (running != !!(r->test_ctrl & MRPSIM_TEST_CTRL_RUN)) {
+        return false;
+    }
+    if (!running) {
+        return !(r->status & lost);
+    }
+    return (r->role == MRPSIM_ROLE_MRM || r->role == MRPSIM_ROLE_MRA) &&
+           (r->port[0] != MRPSIM_NONE || r->port[1] != MRPSIM_NONE);
+}
+
+/*
+ * Check the instances of an incoming migration stream; 0 when sane.  A
+ * running test's deadline and end come from the source's clock: the
+ * deadline is put within one interval from now, the end within the
+ * longest TEST_PERIOD from now, and the timer is armed from them, never
+ * from the stream.  (QEMU's virtual clock is migrated, so this only
+ * changes a stream that is corrupt, or one from the qtest accelerator.)
+ */
 int mrpsim_mrp_post_load(MrpsimState *s)
 {
+    int64_t now = mrpsim_clock_ns();
     unsigned int i;
 
     for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
         MrpsimRing *r = &s->ring[i];
 
-        if (r->role > MRPSIM_ROLE_MRA ||
-            r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
-            r->interval < MRPSIM_TEST_INTERVAL_MIN ||
-            ((!s->mrp || i >= s->nrings) &&
-             (r->role != MRPSIM_ROLE_DISABLED || r->status)) ||
-            !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
+        if (!mrpsim_ring_valid(s, r)) {
             return -EINVAL;
         }
+    }
+    for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
+        MrpsimRing *r = &s->ring[i];
+
+        if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+            timer_del(r->timer);
+            continue;
+        }
+        r->deadline = MIN(MAX(r->deadline, now),
+                          now + mrpsim_interval_ns(r));
+        /* an end in the past ends the test at the first tick */
+        r->end = MIN(r->end, now + (int64_t)UINT32_MAX * SCALE_US);
+        mrpsim_test_arm(r);
     }
     return 0;
 }
