@@ -1920,6 +1920,59 @@ static void take_over(Ctx *src, Ctx *dst, int nsw)
     shutdown_ctx(src);
 }
 
+/*
+ * A port's link is what the guest saw, across a migration, and what the
+ * destination's backends and link partners say once the VM runs there,
+ * with a LINK event where the two differ.
+ */
+static void test_migrate_link(void)
+{
+    g_autofree char *uri = g_strdup_printf("unix:%s/mrpsim-mig-%d.sock",
+                                           g_get_tmp_dir(), getpid());
+    Ctx *src = boot(TWO_SWITCHES, 2);
+    Ctx *dst;
+    Sw *a = &src->sw[0], *b = &src->sw[1];
+
+    evq_setup(src, a, EVQ_SIZE);
+    evq_setup(src, b, EVQ_SIZE);
+    /* backend down; partner disabled; the NIC itself down */
+    set_link(src, "a0", false);
+    expect_ev(src, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    pwr(a, 1, MRPSIM_PORT_CTRL, 0);
+    expect_ev(src, b, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    set_link(src, "sw1.p0", false);
+    expect_ev(src, b, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+
+    /*
+     * QEMU migrates no link state of its own: the destination's
+     * management sets a0 down again, but not sw1.p0
+     */
+    dst = boot_incoming(TWO_SWITCHES, uri);
+    set_link(dst, "a0", false);
+    migrate(src->qs, dst->qs, uri);
+    take_over(src, dst, 2);
+    a = &dst->sw[0];
+    b = &dst->sw[1];
+
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_STATUS), ==, 0);
+    expect_no_ev(dst, a);
+    /* up here, down there: the guest is told */
+    g_assert_cmphex(prd(b, 0, MRPSIM_PORT_STATUS), ==,
+                    MRPSIM_PORT_STATUS_LINK);
+    expect_ev(dst, b, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    expect_no_ev(dst, b);
+
+    /* and the links go on moving */
+    set_link(dst, "a0", true);
+    expect_ev(dst, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 1);
+    pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    expect_ev(dst, b, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
+    shutdown_ctx(dst);
+}
+
 /* Save @t's state to a file; returns its contents, @path its name. */
 static char *migrate_to_file(Ctx *t, char **path, gsize *len)
 {
@@ -2061,6 +2114,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);
+    qtest_add_func("/mrpsim/migrate-link", test_migrate_link);
     qtest_add_func("/mrpsim/migrate-bad-stream", test_migrate_bad_stream);
 
     return g_test_run();

@@ -861,6 +861,27 @@ static const MemoryRegionOps mrpsim_mmio_ops = {
 
 /* ---- Reset, realize ---- */
 
+/*
+ * The VM runs (again): after a migration the ports carry the link the
+ * guest last saw, and the backends here may say otherwise (QEMU does not
+ * migrate a netdev's link, nor is a link partner loaded before this
+ * device).  Any difference raises its LINK event now, when every device is
+ * loaded.  Otherwise the links are current and this changes nothing.
+ */
+static void mrpsim_vm_state_change(void *opaque, bool running,
+                                   RunState state)
+{
+    MrpsimState *s = opaque;
+    unsigned int i;
+
+    if (!running) {
+        return;
+    }
+    for (i = 0; i < s->nports; i++) {
+        mrpsim_link_update(&s->port[i]);
+    }
+}
+
 static void mrpsim_reset_state(MrpsimState *s)
 {
     PCIDevice *pci = PCI_DEVICE(s);
@@ -998,6 +1019,7 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
     }
     mrpsim_mrp_realize(s);
     mrpsim_reset_state(s);
+    s->vmsc = qemu_add_vm_change_state_handler(mrpsim_vm_state_change, s);
 }
 
 static void mrpsim_exit(PCIDevice *pci)
@@ -1005,6 +1027,7 @@ static void mrpsim_exit(PCIDevice *pci)
     MrpsimState *s = MRPSIM(pci);
     unsigned int i;
 
+    qemu_del_vm_change_state_handler(s->vmsc);
     mrpsim_mrp_unrealize(s);
     qemu_bh_delete(s->fwd_bh);
     qemu_bh_delete(s->evq_bh);
@@ -1069,10 +1092,9 @@ static int mrpsim_post_load(void *opaque, int version_id)
             return -EINVAL;
         }
         /*
-         * the link is the backend's and the link partner's here, whatever
-         * it was there (a partner not loaded yet counts as it is now)
+         * p->link is what the guest last saw; mrpsim_vm_state_change()
+         * compares it with the backends here when the VM runs
          */
-        p->link = mrpsim_link_now(p);
     }
     s->irq_mask &= mrpsim_vec_mask(s);
     s->irq_pending &= mrpsim_vec_mask(s);
@@ -1092,7 +1114,11 @@ static int mrpsim_post_load(void *opaque, int version_id)
 static int mrpsim_pre_load(void *opaque)
 {
     MrpsimState *s = opaque;
+    unsigned int i;
 
+    for (i = 0; i < MRPSIM_MAX_PORTS; i++) {
+        s->port[i].link = true;
+    }
     s->evpend_head = 0;
     s->evpend_count = 0;
     return 0;
@@ -1138,6 +1164,42 @@ static const VMStateDescription mrpsim_vmstate_fwd = {
         VMSTATE_UINT8(out, MrpsimFwd),
         VMSTATE_UINT16(len, MrpsimFwd),
         VMSTATE_UINT8_ARRAY(buf, MrpsimFwd, MRPSIM_MAX_FRAME_LEN),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static const VMStateDescription mrpsim_vmstate_port_link = {
+    .name = "mrpsim/port/link",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (VMStateField[]) {
+        VMSTATE_BOOL(link, MrpsimPort),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
+static bool mrpsim_link_needed(void *opaque)
+{
+    MrpsimState *s = opaque;
+    unsigned int i;
+
+    for (i = 0; i < s->nports; i++) {
+        if (!s->port[i].link) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The link each port last showed the guest; without it, all were up. */
+static const VMStateDescription mrpsim_vmstate_link = {
+    .name = "mrpsim/link",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = mrpsim_link_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(port, MrpsimState, MRPSIM_MAX_PORTS, 1,
+                             mrpsim_vmstate_port_link, MrpsimPort),
         VMSTATE_END_OF_LIST()
     }
 };
@@ -1213,6 +1275,7 @@ static const VMStateDescription mrpsim_vmstate = {
     },
     .subsections = (const VMStateDescription * []) {
         &mrpsim_vmstate_evpend,
+        &mrpsim_vmstate_link,
         NULL
     }
 };

@@ -19,6 +19,7 @@
 #include "qemu/bswap.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
+#include "sysemu/runstate.h"
 #include "hw/net/mrpsim_hw.h"
 
 #define TYPE_MRPSIM "mrpsim"
@@ -135,6 +136,8 @@ struct MrpsimState {
     MrpsimPendingEvent evpend[MRPSIM_EVPEND_LEN];
     uint32_t evpend_head;
     uint32_t evpend_count;
+
+    VMChangeStateEntry *vmsc;
 };
 
 /*
