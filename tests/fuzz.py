@@ -322,9 +322,13 @@ class Qemu:
     def alive(self):
         return self.proc.poll() is None
 
-    def close(self):
-        """Quit; returns the failure QEMU's exit shows, or None."""
+    def close(self, hung=False):
+        """Quit; returns the failure QEMU's exit shows, or None.  A hung
+        QEMU (@hung) is killed at once: it would not answer quit."""
         fail = None
+        if hung and self.alive():
+            self.proc.kill()
+            self.proc.wait()
         if self.proc and self.alive():
             try:
                 self.qmp("quit")
@@ -336,7 +340,8 @@ class Qemu:
                 self.proc.kill()
                 self.proc.wait()
                 fail = Failure("hang", "QEMU did not quit")
-        if self.proc and self.proc.returncode not in (0, None) and not fail:
+        if self.proc and self.proc.returncode not in (0, None) and \
+                not fail and not hung:
             fail = Failure("crash", "QEMU exit %d at quit\n%s" %
                            (self.proc.returncode, self.log_tail()))
         log = self.log_tail(400)
@@ -605,7 +610,7 @@ def replay(binary, ops, timeout, trace=None):
         m.run(["check"])
     except Failure as e:
         fail = e
-    end = m.q.close()
+    end = m.q.close(hung=bool(fail and fail.kind == "hang"))
     if fail and fail.kind in ("hang", "qtest", "qmp") and end and \
             end.kind in ("crash", "sanitizer"):
         return end
@@ -1097,18 +1102,28 @@ def shrink(binary, ops, fail, timeout, secs):
     return ops, tries
 
 
+def show(op):
+    """A command as in the log, numbers from 256 up in hex."""
+    return "[" + ", ".join("0x%x" % x if isinstance(x, int) and
+                           not isinstance(x, bool) and x >= 256
+                           else json.dumps(x) for x in op) + "]"
+
+
 def write_log(path, ops, header):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write("# " + json.dumps(header) + "\n")
         for op in ops:
-            f.write(json.dumps(op) + "\n")
+            f.write(show(op) + "\n")
 
 
 def read_log(path):
+    """A log as write_log() writes it: JSON lists, "#" comments, and
+    numbers may be hex (0x...)."""
     with open(path) as f:
-        return [json.loads(line) for line in f
-                if line.strip() and not line.startswith("#")]
+        return [json.loads(re.sub(r"\b0x([0-9a-fA-F]+)\b",
+                                  lambda m: str(int(m.group(1), 16)), line))
+                for line in f if line.strip() and not line.startswith("#")]
 
 
 def report_failure(a, seed, ops, fail, outdir):
@@ -1116,14 +1131,15 @@ def report_failure(a, seed, ops, fail, outdir):
           (seed, len(ops), fail.kind))
     for line in str(fail.detail).splitlines()[:40]:
         print("#   " + line)
-    path = os.path.join(outdir, "fail-%d.jsonl" % seed)
+    path = os.path.join(outdir, "fail-%d-%s.jsonl" % (seed, fail.kind))
     write_log(path, ops, {"seed": seed, "kind": fail.kind})
     print("# command log: %s (replay: tests/fuzz.py --replay %s)" %
           (os.path.relpath(path, TOP), os.path.relpath(path, TOP)))
     if a.shrink_secs > 0:
         t0 = time.monotonic()
         small, tries = shrink(a.qemu, ops, fail, a.timeout, a.shrink_secs)
-        spath = os.path.join(outdir, "fail-%d-min.jsonl" % seed)
+        spath = os.path.join(outdir, "fail-%d-%s-min.jsonl" %
+                             (seed, fail.kind))
         write_log(spath, small, {"seed": seed, "kind": fail.kind})
         print("# shrunk to %d commands in %.0f s (%d replays): %s" %
               (len(small), time.monotonic() - t0, tries,
@@ -1131,7 +1147,7 @@ def report_failure(a, seed, ops, fail, outdir):
         print("# reproduction (tests/fuzz.py --replay %s):" %
               os.path.relpath(spath, TOP))
         for op in small[:80]:
-            print("#   " + json.dumps(op))
+            print("#   " + show(op))
         if len(small) > 80:
             print("#   ... (%d more)" % (len(small) - 80))
 
@@ -1164,7 +1180,7 @@ def fuzz(a, seed, seconds, outdir):
         fail = e
     secs = time.monotonic() - t0
     if m:
-        end = m.q.close()
+        end = m.q.close(hung=bool(fail and fail.kind == "hang"))
         if end and (not fail or (fail.kind in ("hang", "qtest", "qmp") and
                                  end.kind in ("crash", "sanitizer"))):
             fail = end
