@@ -80,11 +80,14 @@ MRP_ROLE, MRP_RING_ID, MRP_PORTS, MRP_PRIO = 0x00, 0x04, 0x08, 0x0c
 MRP_RING_STATE, MRP_TRANSITIONS, MRP_SA_LO, MRP_SA_HI = 0x10, 0x14, 0x18, 0x1c
 MRP_INTERVAL, MRP_MAX_MISS, MRP_PERIOD, MRP_TEST_CTRL = 0x30, 0x34, 0x38, 0x3c
 MRP_REGS = list(range(0, 0x48, 4))
+MRP_EDGE = [0x48, 0xfc]                 # just past the registers
 
 PORT_REGS = ([PORT_TXQ + o for o in range(0, 0x18, 4)] +
              [PORT_RXQ + o for o in range(0, 0x18, 4)] +
              [PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI] +
              [0x100 + i * 4 for i in range(NUM_COUNTERS * 2)])
+PORT_EDGE = [0x18, 0x38, 0x50, 0xfc, 0x100 + NUM_COUNTERS * 8,
+             0x104 + NUM_COUNTERS * 8, 0x1fc]
 
 # ---- Machine, memory map ----
 
@@ -810,9 +813,11 @@ class Gen:
         if c < 0.3:
             off = r.choice(GLOBAL_REGS)
         elif c < 0.65:
-            off = port_base(r.randrange(8)) + r.choice(PORT_REGS)
+            off = port_base(r.randrange(8)) + r.choice(
+                PORT_EDGE if r.random() < 0.1 else PORT_REGS)
         elif c < 0.9:
-            off = mrp_base(r.randrange(4)) + r.choice(MRP_REGS)
+            off = mrp_base(r.randrange(4)) + r.choice(
+                MRP_EDGE if r.random() < 0.1 else MRP_REGS)
         elif c < 0.97:
             off = r.randrange(0x8000 // 4) * 4
         else:
