@@ -3,6 +3,7 @@
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run every test
 #   make check-scale  a ring of 50 switches (long: not part of make check)
+#   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
@@ -16,12 +17,13 @@ export KSRC_PKG DEBUG
 INITRD := build/initramfs.cpio
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest check-scale bench clean help
+	check-qtest check-tools check-guest check-scale check-fuzz fuzz bench \
+	clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -57,6 +59,9 @@ check-qtest: qemu
 check-tools: tools
 	@python3 tests/run.py tools
 
+check-fuzz: qemu
+	@python3 tests/run.py fuzz
+
 check-guest: all
 	@python3 tests/run.py guest
 
@@ -73,6 +78,17 @@ bench: DEBUG = 0
 bench: all
 	@bash -c '. scripts/lib.sh; need_pkgs python3-matplotlib'
 	@/usr/bin/python3 tests/bench.py $(BENCH_ARGS)
+
+# The device fuzzer (tests/fuzz.py) for SECONDS (default 600) from SEED
+# (default: a random one, printed), on a QEMU built with ASan and UBSan
+# (build/qemu-asan, scripts/qemu.sh asan); make check runs seed 1 for 60 s
+# on the plain build.  A failure leaves its command log in build/fuzz/.
+SECONDS ?= 600
+SEED ?=
+fuzz: deps
+	@bash scripts/qemu.sh asan
+	@python3 tests/fuzz.py --qemu "$$(bash scripts/qemu.sh asan-path)" \
+		--seconds $(SECONDS) $(if $(SEED),--seed $(SEED)) --timeout 60
 
 clean:
 	rm -rf build

@@ -6,6 +6,8 @@ Suites:
           kernel patch series checkpatch and application to 6.1/6.12
   qtest   device tests under QEMU's qtest accelerator (scripts/qemu.sh)
   tools   host unit tests of tools/mrp (make -C tools/mrp check)
+  fuzz    tests/fuzz.py: the device fuzzer, seed 1 for 60 s (make fuzz
+          runs it longer, on an ASan/UBSan QEMU)
   guest   tests/cases/test_*.py: boot guests with mrpsim switches
   scale   tests/scale/test_*.py: the same at 50 switches (make check-scale,
           not in the default suites: it takes tens of minutes)
@@ -191,7 +193,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("suites", nargs="*",
-                    default=["lint", "qtest", "tools", "guest"])
+                    default=["lint", "qtest", "tools", "fuzz", "guest"])
     ap.add_argument("-k", metavar="PATTERN",
                     help="guest tests whose module.name contains PATTERN")
     ap.add_argument("--keep", metavar="DIR",
@@ -211,6 +213,9 @@ def main():
         elif suite == "tools":
             run_external(res, "tools", ["make", "-s", "-C", "tools/mrp",
                                         "check"], 900)
+        elif suite == "fuzz":
+            run_external(res, "fuzz", ["python3", "tests/fuzz.py",
+                                       "--seed", "1", "--seconds", "60"], 900)
         elif suite in ("guest", "scale"):
             cases = os.path.join(TOP, "tests",
                                  "cases" if suite == "guest" else suite)
