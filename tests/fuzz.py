@@ -251,8 +251,24 @@ class Qemu:
             return Failure("hang", "%s: no answer in %.0f s" %
                            (what, self.timeout))
         how = ("killed by signal %d" % -rc) if rc < 0 else "exit %d" % rc
+        report = self.sanitizer_report()
+        if report:
+            return Failure("sanitizer", "QEMU %s during %s\n%s" %
+                           (how, what, report))
         return Failure("crash", "QEMU %s during %s\n%s" %
                        (how, what, self.log_tail()))
+
+    def sanitizer_report(self):
+        """ASan's or UBSan's report in QEMU's output: its first lines."""
+        try:
+            with open(self.stderr_path, errors="replace") as f:
+                lines = f.readlines()
+        except OSError:
+            return None
+        for i, line in enumerate(lines):
+            if "ERROR: AddressSanitizer" in line or "runtime error:" in line:
+                return "".join(lines[i:i + 30])
+        return None
 
     def _readline(self, sock, attr, what, timeout):
         deadline = time.monotonic() + timeout
@@ -347,10 +363,9 @@ class Qemu:
                 not fail and not hung:
             fail = Failure("crash", "QEMU exit %d at quit\n%s" %
                            (self.proc.returncode, self.log_tail()))
-        log = self.log_tail(400)
-        m = re.search(r"(ERROR: AddressSanitizer.*|.*runtime error:.*)", log)
-        if m and not fail:
-            fail = Failure("sanitizer", m.group(0) + "\n" + self.log_tail())
+        report = self.sanitizer_report()
+        if report and not fail:
+            fail = Failure("sanitizer", report)
         for s, _ in self.socks.values():
             s.close()
         for s in ("qt", "qmp_s"):
@@ -614,8 +629,8 @@ def replay(binary, ops, timeout, trace=None):
     except Failure as e:
         fail = e
     end = m.q.close(hung=bool(fail and fail.kind == "hang"))
-    if fail and fail.kind in ("hang", "qtest", "qmp") and end and \
-            end.kind in ("crash", "sanitizer"):
+    if end and end.kind in ("crash", "sanitizer") and \
+            (not fail or fail.kind in ("hang", "qtest", "qmp", "crash")):
         return end
     return fail or end
 
@@ -1186,8 +1201,8 @@ def fuzz(a, seed, seconds, outdir):
     secs = time.monotonic() - t0
     if m:
         end = m.q.close(hung=bool(fail and fail.kind == "hang"))
-        if end and (not fail or (fail.kind in ("hang", "qtest", "qmp") and
-                                 end.kind in ("crash", "sanitizer"))):
+        if end and end.kind in ("crash", "sanitizer") and \
+                (not fail or fail.kind in ("hang", "qtest", "qmp", "crash")):
             fail = end
     nops = m.ops if m else 0
     summary = ("seed %d: %d commands in %.0f s (%.0f/s), %d canary checks, "
