@@ -22,14 +22,16 @@ Oracles:
   - every qtest and QMP command answers within a bound (no hang);
   - guest RAM outside the areas the fuzzer gives the device (ring slots,
     buffer pages, MSI-X words, the last 16 KiB of RAM) keeps the canary
-    bytes it was filled with: checked every CHECK_EVERY seconds and at the
-    end.  Each ring is placed at the end of its 64 KiB slot and each RX
-    buffer at the end of its page, so that writing past either end hits a
-    canary.
+    bytes it was filled with: checked every --check-every seconds and at
+    the end.  Each ring is placed at the end of its 64 KiB slot and each
+    RX buffer at the end of its page, so that writing past either end hits
+    a canary.  The fuzzer never names such RAM to the device itself;
+  - CTRL.RESET gives every register its power-on value (but the clock and
+    the link), read back at random moments.
 
 Every primitive command is logged; a failure prints the seed, writes the
-log (build/fuzz/fail-SEED.jsonl), shrinks it (--shrink-secs) to a log that
-still fails the same way, and prints that.  tests/fuzz-cases/*.jsonl are
+log (build/fuzz/fail-SEED-KIND.jsonl), shrinks it (--shrink-secs) to a log
+that still fails the same way, and prints that.  tests/fuzz-cases/*.jsonl are
 such logs, replayed before the random run as regression cases.  Ends with
 "N passed, N failed" for tests/run.py.
 """
