@@ -89,17 +89,23 @@ def build_nodes(vm, ports=("s%dp0", "s%dp1")):
                  "link set %s netns %s" % (ports[1] % i, ns(i))]
     script = ["set -e", "ip -batch - <<EOF"] + init + ["EOF"]
     for i in range(n):
-        p, s = ports[0] % i, ports[1] % i
-        script += ["ip -n %s -batch - <<EOF" % ns(i),
-                   "link add br0 type bridge",
-                   "link set %s master br0" % p,
-                   "link set %s master br0" % s,
-                   "addr add 10.0.0.%d/24 dev br0" % (i + 1),
-                   "link set %s up" % p,
-                   "link set %s up" % s,
-                   "link set br0 up",
-                   "EOF"]
+        script += bridge_script(i, ports)
     vm.check("\n".join(script))
+
+
+def bridge_script(i, ports=("s%dp0", "s%dp1")):
+    """Shell lines that give node i (its ports already in its namespace)
+    its bridge br0 with address 10.0.0.<i+1>."""
+    p, s = ports[0] % i, ports[1] % i
+    return ["ip -n %s -batch - <<EOF" % ns(i),
+            "link add br0 type bridge",
+            "link set %s master br0" % p,
+            "link set %s master br0" % s,
+            "addr add 10.0.0.%d/24 dev br0" % (i + 1),
+            "link set %s up" % p,
+            "link set %s up" % s,
+            "link set br0 up",
+            "EOF"]
 
 
 def nsx(i, cmd):
@@ -249,10 +255,14 @@ def bring_up(vm, interval, driver_args=""):
     configure_mrp(vm, interval)
 
 
-def configure_mrp(vm, interval, max_miss=3, ports=("s%dp0", "s%dp1")):
-    """MRM on node 0 (secondary blocked, ring closed), MRCs elsewhere.
-    The MRCs first, so that the ring is whole when the test starts."""
+def configure_mrp(vm, interval, max_miss=3, ports=("s%dp0", "s%dp1"),
+                  only=None):
+    """MRM on node 0 (secondary blocked, ring closed), MRCs elsewhere
+    (or only on the nodes listed in only).  The MRCs first, so that the
+    ring is whole when the test starts."""
     for i in reversed(range(nodes(vm))):
+        if only is not None and i not in only:
+            continue
         p, s = ports[0] % i, ports[1] % i
         role = "mrm" if i == 0 else "mrc"
         cmds = ["mrpctl kernel add br0 ring %d primary %s secondary %s" %

@@ -187,17 +187,9 @@ class Topology:
                 args += ["-device", "pci-bridge,id=%s,chassis_nr=%d,addr=0x%x"
                          % (bus, b + 1, self.BRIDGE_SLOT0 + b)]
                 bridges.add(bus)
-            dev = ["mrpsim", "id=sw%d" % i, "addr=0x%x" % slot,
-                   "ports=%d" % sw["ports"],
-                   "mac=%s" % self.mac(i),
-                   "mrp=%s" % ("on" if sw["mrp"] else "off")]
-            if bus:
-                dev.append("bus=%s" % bus)
-            dev += ["%s=%s" % kv for kv in sorted(sw["opts"].items())]
-            for p in range(sw["ports"]):
-                if (i, p) in cabled:
-                    dev.append("netdev%d=%s" % (p, cabled[(i, p)]))
-            args += ["-device", ",".join(dev)]
+            args += ["-device", ",".join(
+                ["mrpsim"] + ["%s=%s" % kv
+                              for kv in self.device_props(i).items()])]
         for n, (nd, path, queue) in enumerate(self.dumps):
             args += ["-object",
                      "filter-dump,id=dump%d,netdev=%s,queue=%s,file=%s" % (
@@ -207,6 +199,22 @@ class Topology:
         if self.traces:
             args += ["-D", os.path.join(workdir, self.trace_file)]
         return args + list(self.extra)
+
+    def device_props(self, i):
+        """QEMU properties of switch i's -device (or QMP device_add)."""
+        sw = self.switches[i]
+        bus, slot = self.pci_addr(i)
+        props = {"id": "sw%d" % i, "addr": "0x%x" % slot,
+                 "ports": sw["ports"], "mac": self.mac(i),
+                 "mrp": "on" if sw["mrp"] else "off"}
+        if bus:
+            props["bus"] = bus
+        props.update(sorted(sw["opts"].items()))
+        for a, b in self.cables:
+            for end_sw, port in (a, b):
+                if end_sw == i:
+                    props["netdev%d" % port] = self.netdev(i, port)
+        return props
 
     def guest_memory(self):
         """MiB for a debug guest with these switches: every port keeps 256
@@ -255,6 +263,7 @@ class QMP:
                     raise
                 time.sleep(0.05)   # QEMU has not created the socket yet
         self.file = self.sock.makefile("rw")
+        self.events = []
         self._recv()          # greeting
         self.cmd("qmp_capabilities")
 
@@ -266,6 +275,36 @@ class QMP:
             msg = json.loads(line)
             if "event" not in msg:
                 return msg
+            self.events.append(msg)
+
+    def wait_event(self, name, timeout, **data):
+        """Wait for QMP event name whose data has the given items (events
+        seen since the last wait count); return it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for i, ev in enumerate(self.events):
+                if ev["event"] == name and all(
+                        ev.get("data", {}).get(k) == v
+                        for k, v in data.items()):
+                    del self.events[:i + 1]
+                    return ev
+            self.events.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise GuestError("no QMP event %s %r in %.0f s" % (
+                    name, data, timeout))
+            self.sock.settimeout(left)
+            try:
+                line = self.file.readline()
+            except (socket.timeout, TimeoutError):
+                continue
+            finally:
+                self.sock.settimeout(None)
+            if not line:
+                raise GuestError("QMP connection closed")
+            msg = json.loads(line)
+            if "event" in msg:
+                self.events.append(msg)
 
     def cmd(self, command, **args):
         self.file.write(json.dumps({"execute": command,
