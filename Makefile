@@ -4,6 +4,7 @@
 #   make check    build what is needed, run every test
 #   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
+#   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
 #   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
@@ -17,7 +18,7 @@ export KSRC_PKG DEBUG
 INITRD := build/initramfs.cpio
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest check-scale check-fuzz fuzz bench \
+	check-qtest check-tools check-guest check-scale check-fuzz fuzz boots bench \
 	clean help
 
 all: initramfs qemu
@@ -89,6 +90,13 @@ fuzz: deps
 	@bash scripts/qemu.sh asan
 	@python3 tests/fuzz.py --qemu "$$(bash scripts/qemu.sh asan-path)" \
 		--seconds $(SECONDS) $(if $(SEED),--seed $(SEED)) --timeout 60
+
+# Boot robustness: BOOTS guests in a row (default 20), each must answer,
+# while LOAD CPU-bound processes (default 2) keep the host busy.
+BOOTS ?= 20
+LOAD ?= 2
+boots: all
+	@python3 tests/boots.py --boots $(BOOTS) --load $(LOAD)
 
 clean:
 	rm -rf build
