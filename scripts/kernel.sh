@@ -67,11 +67,13 @@ config() {
 		"${FRAGS[@]}" >"$OBJ/merge.log" 2>&1
 	"${KMAKE[@]}" olddefconfig >/dev/null
 	# merge_config and olddefconfig drop options whose dependencies are
-	# not met: insist on every option the fragments ask for.
+	# not met: insist on every option the fragments ask for.  An option
+	# asked to be off only must not be on: a tree that does not know it
+	# (CONFIG_SLUB_TINY on 6.1) leaves it off as well.
 	local line bad=0
 	while read -r line; do
 		case "$line" in
-		CONFIG_*=n) grep -qx "# ${line%=n} is not set" "$OBJ/.config" || { echo "missing: $line" >&2; bad=1; } ;;
+		CONFIG_*=n) grep -q "^${line%=n}=" "$OBJ/.config" && { echo "missing: $line (have: $(grep "^${line%=n}=" "$OBJ/.config"))" >&2; bad=1; } ;;
 		CONFIG_*) grep -qx "$line" "$OBJ/.config" || { echo "missing: $line (have: $(grep "^${line%%=*}=" "$OBJ/.config" || echo unset))" >&2; bad=1; } ;;
 		esac
 	done < <(cat "${FRAGS[@]}")
