@@ -15,8 +15,6 @@ KSRC_PKG ?= linux-source-6.1
 DEBUG ?= 1
 export KSRC_PKG DEBUG
 
-INITRD := build/initramfs.cpio
-
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
 	check-qtest check-tools check-guest check-scale check-fuzz fuzz boots bench \
 	clean help
@@ -43,7 +41,7 @@ tools: deps
 	@$(MAKE) -s -C tools/mrp
 
 initramfs: kernel tools
-	@bash scripts/initramfs.sh $(INITRD)
+	@bash scripts/initramfs.sh
 
 demo: all
 	@python3 tests/demo.py

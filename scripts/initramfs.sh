@@ -3,7 +3,11 @@
 # with their shared libraries, the mrpsim module, the MRP tools and the
 # guest-side test scripts.
 #
-#   scripts/initramfs.sh OUTPUT.cpio
+#   scripts/initramfs.sh [OUTPUT.cpio]
+#
+# The image carries the module of one kernel tree, so it lives in that
+# tree's object directory by default (KOBJ/initramfs.cpio, where tests/vm.py
+# looks for it): each kernel (6.1 or 6.12, debug or not) has its own.
 #
 # The archive is not compressed: decompressing it in a TCG guest costs more
 # boot time than reading the larger file.
@@ -12,9 +16,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=${1:?usage: $0 OUTPUT.cpio}
 need_pkgs busybox-static dash iproute2 ethtool cpio
 kobj=$(bash "$TOP/scripts/kernel.sh" path)
+out=${1:-$kobj/initramfs.cpio}
 ko=$kobj/drivers/net/mrpsim/mrpsim.ko
 [ -f "$ko" ] || die "$ko not built (run: make kernel)"
 

@@ -232,12 +232,15 @@ def _run_script(script, *args):
 
 
 def default_paths():
-    """Paths of QEMU, the kernel and the initramfs the Makefile builds."""
+    """Paths of QEMU, the kernel and the initramfs the Makefile builds.
+    The kernel tree follows KSRC_PKG and DEBUG (scripts/kernel.sh path);
+    its initramfs, which carries its mrpsim.ko, lives in the same tree."""
     qemu = os.environ.get("MRPSIM_QEMU") or _run_script("qemu.sh", "path")
+    kobj = _run_script("kernel.sh", "path")
     kernel = os.environ.get("MRPSIM_KERNEL") or os.path.join(
-        _run_script("kernel.sh", "path"), "arch/x86/boot/bzImage")
+        kobj, "arch/x86/boot/bzImage")
     initrd = os.environ.get("MRPSIM_INITRD") or os.path.join(
-        BUILD, "initramfs.cpio")
+        kobj, "initramfs.cpio")
     return qemu, kernel, initrd
 
 
