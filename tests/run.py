@@ -217,6 +217,9 @@ def main():
             run_external(res, "fuzz", ["python3", "tests/fuzz.py",
                                        "--seed", "1", "--seconds", "60"], 900)
         elif suite in ("guest", "scale"):
+            _, kernel, initrd = vmlib.default_paths()
+            print("# guest kernel %s: %s, %s" % (
+                vmlib.kernel_release(kernel), kernel, initrd))
             cases = os.path.join(TOP, "tests",
                                  "cases" if suite == "guest" else suite)
             for f in sorted(os.listdir(cases)):

@@ -244,6 +244,21 @@ def default_paths():
     return qemu, kernel, initrd
 
 
+def kernel_release(bzimage):
+    """The release (uname -r) a bzImage says it is, from the version string
+    its boot setup header points to; None if it is not a bzImage."""
+    try:
+        with open(bzimage, "rb") as f:
+            head = f.read(0x8000)
+    except OSError:
+        return None
+    if head[0x202:0x206] != b"HdrS":
+        return None
+    at = 0x200 + int.from_bytes(head[0x20e:0x210], "little")
+    version = head[at:at + 256].split(b"\0")[0].decode(errors="replace")
+    return version.split(" ")[0] or None
+
+
 class Skip(Exception):
     """Raised by a test that does not run here; the message says why."""
 

@@ -6,6 +6,7 @@ to port 0 of the next).  s1 has four ports with a loop cable between p2 and
 p3; s3 has eight ports, the rest unconnected.
 """
 
+import vm as vmlib
 from vm import Topology
 
 PORTS = [2, 4, 2, 8]
@@ -78,6 +79,15 @@ def setup(vm):
 def ports_of(vm, sw):
     out = vm.check("cd /sys/class/net && ls -d s%dp* 2>/dev/null || true" % sw)
     return sorted(out.split(), key=lambda s: int(s.split("p")[1]))
+
+
+def test_guest_runs_the_chosen_kernel(vm):
+    """KSRC_PKG and DEBUG pick the kernel (tests/vm.py default_paths()):
+    the guest must run that one, not one left over in the initramfs's
+    place, or a 6.12 run would test 6.1."""
+    want = vmlib.kernel_release(vm.kernel)
+    got = vm.check("uname -r").strip()
+    assert got == want, "guest runs %s, %s is %s" % (got, vm.kernel, want)
 
 
 def test_probe_and_port_names(vm):
