@@ -34,8 +34,10 @@ for p in $(grep -v '^#' "$TOP/patches/series" 2>/dev/null); do
 	result "patches/$p: checkpatch --strict clean" $? "$log"
 done
 
-# The series must also apply to the other supported tree.
-for pkg in linux-source-6.12; do
+# The series must also apply to the other supported tree (kernel.sh check
+# above applied it to KSRC_PKG's).
+for pkg in linux-source-6.1 linux-source-6.12; do
+	[ "$pkg" = "${KSRC_PKG:-linux-source-6.1}" ] && continue
 	need_pkgs "$pkg" >/dev/null
 	tmp=$(mktemp -d "$BUILD/apply.XXXXXX")
 	tar -C "$tmp" -xf "/usr/src/$pkg.tar.xz" "$pkg/net/bridge" "$pkg/include"
