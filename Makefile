@@ -3,6 +3,8 @@
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run every test
 #   make check-scale  a ring of 50 switches (long: not part of make check)
+#   make check-6.12   lint and guest suites on a linux-source-6.12 kernel
+#                     (long: not part of make check)
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
 #   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw
@@ -16,13 +18,13 @@ DEBUG ?= 1
 export KSRC_PKG DEBUG
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest check-scale check-fuzz fuzz boots bench \
-	clean help
+	check-qtest check-tools check-guest check-scale check-6.12 check-fuzz fuzz \
+	boots bench clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -66,6 +68,13 @@ check-guest: all
 
 check-scale: all
 	@python3 tests/run.py scale
+
+# The other supported kernel, built in its own tree with its own initramfs
+# (build/kobj-linux-source-6.12-debug/): the driver's static checks and the
+# guest suites, one summary line.
+check-6.12:
+	@$(MAKE) --no-print-directory KSRC_PKG=linux-source-6.12 all
+	@KSRC_PKG=linux-source-6.12 python3 tests/run.py lint guest
 
 # Figures, not tests: MRP recovery as traffic outage on rings of 4, 14 and
 # 50 switches, hardware path against software fallback, profiles 10, 30 and
