@@ -363,8 +363,15 @@ class VM:
         # within 40 ms of TSC time and panics ("IO-APIC + timer doesn't
         # work!") when QEMU's timer thread was not scheduled meanwhile, as
         # on a loaded host (tests/boots.py); KVM guests skip it the same way.
+        # The lockup detectors measure wall-clock time, and a debug guest
+        # under TCG on a loaded host runs many times slower than the
+        # hardware their defaults assume: creating the trace event
+        # directories at boot kept a CPU 23 s without scheduling (a soft
+        # lockup at 20 s, an RCU stall at 21 s).  Report a CPU stuck for
+        # 60 s instead; test_nets lowers both to prove they fire.
         cmdline = ("console=ttyS0 panic=-1 oops=panic mrpsim.agent "
-                   "tsc=reliable no_timer_check " + append)
+                   "tsc=reliable no_timer_check watchdog_thresh=30 "
+                   "rcupdate.rcu_cpu_stall_timeout=60 " + append)
         self.argv = [
             self.qemu, "-M", "pc", "-m", str(memory or topo.guest_memory()),
             "-smp", str(smp),

@@ -10,7 +10,8 @@ RCU stall and a leak.  It also checks that a kmemleak that cannot scan
 fails the run instead of reporting "no leaks".
 
 The detectors' thresholds are lowered at run time (1 s for hung tasks, 2 s
-for soft lockups, 3 s for RCU stalls) so that each case takes seconds.
+for soft lockups, 3 s for RCU stalls; vm.py boots every guest with 60 s
+for the last two) so that each case takes seconds.
 """
 
 import re
@@ -74,25 +75,33 @@ def test_list_corruption(vm):
     provoke(vm, "list", r"list_add corruption")
 
 
+def lowered(vm, knobs):
+    """Set each file in knobs to its value; return a command that puts
+    back what they were."""
+    old = vm.check("cat %s" % " ".join(knobs)).split()
+    assert len(old) == len(knobs), old
+    vm.check("\n".join("echo %s >%s" % (v, f) for f, v in knobs.items()))
+    return "\n".join("echo %s >%s" % (v, f) for f, v in zip(knobs, old))
+
+
 def test_hung_task(vm):
-    vm.check("echo 1 >/proc/sys/kernel/hung_task_timeout_secs")
+    restore = lowered(vm, {"/proc/sys/kernel/hung_task_timeout_secs": 1})
     try:
         provoke(vm, "hung 6", r"INFO: task \S+ blocked for more than")
     finally:
-        vm.check("echo 120 >/proc/sys/kernel/hung_task_timeout_secs")
+        vm.check(restore)
 
 
 def test_soft_lockup_and_rcu_stall(vm):
     # One CPU busy with preemption off for 10 s: past both thresholds.
-    vm.check("echo 1 >/proc/sys/kernel/watchdog_thresh\n"
-             "echo 3 >/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout")
+    restore = lowered(vm, {
+        "/proc/sys/kernel/watchdog_thresh": 1,
+        "/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout": 3})
     try:
         provoke(vm, "spin 10000", r"BUG: soft lockup - CPU#\d+ stuck",
                 r"rcu: INFO: \S+ (self-)?detected stall")
     finally:
-        vm.check("echo 10 >/proc/sys/kernel/watchdog_thresh\n"
-                 "echo 21 >/sys/module/rcupdate/parameters/"
-                 "rcu_cpu_stall_timeout")
+        vm.check(restore)
 
 
 def test_kmemleak_finds_a_leak(vm):
