@@ -5,6 +5,8 @@ bridge's ring-open notifications.  tests/mrpring.py has the scenarios,
 shared with the software fallback (test_mrp_sw.py).
 """
 
+import os
+
 import mrpcables as C
 import mrpring as R
 import mrpscale as S
@@ -139,6 +141,12 @@ def test_mrpd_held_up_past_test_period(vm):
     assert after - before == 1, "ring transitions %d -> %d for one cut" % (
         before, after)
     assert R.port_state(vm, 0, "s0p1") == "blocking"
+
+
+def test_mrpd_random_flaps(vm):
+    """200 random flaps of 0-50 ms on random cables (MRPSIM_FLAPS: more,
+    as make soak does): the ring converges closed, no storm (issue 11)."""
+    S.random_flaps(vm, int(os.environ.get("MRPSIM_FLAPS", "200")))
 
 
 def test_module_param_forces_software(vm):
