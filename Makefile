@@ -5,6 +5,7 @@
 #   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make check-6.12   lint and guest suites on a linux-source-6.12 kernel
 #                     (long: not part of make check)
+#   make soak     14 switches at 500 us with traffic for 10 min, 1000 flaps
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
 #   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw
@@ -19,12 +20,12 @@ export KSRC_PKG DEBUG
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
 	check-qtest check-tools check-guest check-scale check-6.12 check-fuzz fuzz \
-	boots bench clean help
+	boots soak bench clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -75,6 +76,9 @@ check-scale: all
 check-6.12:
 	@$(MAKE) --no-print-directory KSRC_PKG=linux-source-6.12 all
 	@KSRC_PKG=linux-source-6.12 python3 tests/run.py lint guest
+
+soak: all
+	@python3 tests/run.py soak
 
 # Figures, not tests: MRP recovery as traffic outage on rings of 4, 14 and
 # 50 switches, hardware path against software fallback, profiles 10, 30 and

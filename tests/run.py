@@ -11,6 +11,8 @@ Suites:
   guest   tests/cases/test_*.py: boot guests with mrpsim switches
   scale   tests/scale/test_*.py: the same at 50 switches (make check-scale,
           not in the default suites: it takes tens of minutes)
+  soak    tests/soak/test_*.py: 10 minutes of a 14-switch ring at 500 us
+          with traffic, then 1000 link flaps (make soak, not default)
 
 Every guest test module defines topology() (a tests.vm.Topology), and
 test_* functions taking the VM; optional setup(vm) runs after boot.  A
@@ -216,7 +218,7 @@ def main():
         elif suite == "fuzz":
             run_external(res, "fuzz", ["python3", "tests/fuzz.py",
                                        "--seed", "1", "--seconds", "60"], 900)
-        elif suite in ("guest", "scale"):
+        elif suite in ("guest", "scale", "soak"):
             _, kernel, initrd = vmlib.default_paths()
             print("# guest kernel %s: %s, %s" % (
                 vmlib.kernel_release(kernel), kernel, initrd))

@@ -1,0 +1,71 @@
+"""make soak: a ring of 14 mrpsim switches on the hardware path, mrpd on
+every node testing every 500 us (max-miss 3), traffic crossing the ring,
+for 10 minutes (MRPSIM_SOAK_S): not one ring-open, no lost ping.  Then
+1000 random link flaps (tests/mrpscale.py random_flaps): the ring closes
+again, secondary blocked, no storm.  Not part of make check (about 20
+minutes); the figures are printed as '#' lines.
+"""
+
+import os
+import re
+import time
+
+import mrpring as R
+import mrpscale as S
+
+N = 14
+INTERVAL = 500      # us
+SOAK_S = int(os.environ.get("MRPSIM_SOAK_S", "600"))
+FLAPS = int(os.environ.get("MRPSIM_FLAPS", "1000"))
+# ping pairs (from node, to node) whose path crosses half the ring
+PINGS = ((1, 8), (4, 11))
+
+
+def topology():
+    return R.topology(mrp=True, dumps=(), n=N)
+
+
+def setup(vm):
+    vm.check(". /mrpsim/lib.sh && load_driver", timeout=600)
+    R.build_nodes(vm)
+    R.start_mrpd(vm)
+    R.mrpd_rings(vm, interval=INTERVAL, profile=10)
+    R.wait_ring(vm, 0, "ring", "closed")
+    R.settle(vm, 3000)
+
+
+def test_soak_no_ring_open(vm):
+    before = R.mrpd_state(vm)
+    assert before[0]["test_interval"] == INTERVAL, before[0]
+    sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx")
+    vm.check("\n".join(R.in_ns(a, "ping -q -i 0.05 -w %d 10.0.0.%d "
+                                  ">/tmp/soak-ping%d.log 2>&1 &" % (
+                                      SOAK_S, b + 1, a))
+                       for a, b in PINGS))
+    t0 = time.monotonic()
+    time.sleep(SOAK_S)      # the span of a quiet ring is what is measured
+    vm.check("wait_pings() { while pidof ping >/dev/null; do usleep 200000;"
+             " done; }; wait_pings", timeout=120)
+    secs = time.monotonic() - t0
+    after = R.mrpd_state(vm)
+    sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") - sent
+    opens = after[0]["transitions"] - before[0]["transitions"]
+    reports = {i: after[i]["counters"]["ring_open"] -
+               before[i]["counters"]["ring_open"] for i in range(N)}
+    pings = vm.check("cat %s" % " ".join("/tmp/soak-ping%d.log" % a
+                                         for a, _ in PINGS))
+    losses = [(int(t), int(r)) for t, r in re.findall(
+        r"(\d+) packets transmitted, (\d+) (?:packets )?received", pings)]
+    print("# soak %.0f s, %d switches, test every %d us: %d test frames "
+          "sent by the manager's port 0, %d ring-opens, ring-open reports "
+          "%s, pings (sent, received) %s" % (
+              secs, N, INTERVAL, sent, opens,
+              sum(reports.values()), losses))
+    assert opens == 0, "%d ring-opens without a cut" % opens
+    assert not any(reports.values()), reports
+    assert len(losses) == len(PINGS), pings
+    assert all(t > 0 and t == r for t, r in losses), pings
+
+
+def test_soak_flaps(vm):
+    S.random_flaps(vm, FLAPS, profile=10)
