@@ -129,13 +129,17 @@ build() {
 	run_logged "$QBUILD/ninja.log" ninja -C "$QBUILD" -j"$JOBS" \
 		qemu-system-x86_64 tests/qtest/mrpsim-test
 	[ -x "$QEMU_BIN" ] || die "no $QEMU_BIN after the build"
-	# Run from the build tree, QEMU looks for the --firmwarepath
-	# directories under qemu-bundle/: point them at the Debian packages
-	# (seabios, qemu-system-data) so that no -L is needed.
+	link_firmware "$QBUILD"
+}
+
+# Run from a build tree, QEMU looks for the --firmwarepath directories
+# under qemu-bundle/: point them at the Debian packages (seabios,
+# qemu-system-data) so that no -L is needed.
+link_firmware() {
 	local d
 	for d in ${FIRMWARE//:/ }; do
-		mkdir -p "$QBUILD/qemu-bundle$(dirname "$d")"
-		ln -sfn "$d" "$QBUILD/qemu-bundle$d"
+		mkdir -p "$1/qemu-bundle$(dirname "$d")"
+		ln -sfn "$d" "$1/qemu-bundle$d"
 	done
 }
 
@@ -151,11 +155,7 @@ asan() {
 	run_logged "$QASAN/ninja.log" ninja -C "$QASAN" -j"$JOBS" \
 		qemu-system-x86_64
 	[ -x "$QASAN/qemu-system-x86_64" ] || die "no $QASAN/qemu-system-x86_64 after the build"
-	local d
-	for d in ${FIRMWARE//:/ }; do
-		mkdir -p "$QASAN/qemu-bundle$(dirname "$d")"
-		ln -sfn "$d" "$QASAN/qemu-bundle$d"
-	done
+	link_firmware "$QASAN"
 }
 
 # Run the glib test binary in TAP mode and summarise its results.
