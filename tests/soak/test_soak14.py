@@ -22,7 +22,8 @@ PINGS = ((1, 8), (4, 11))
 
 
 def topology():
-    return R.topology(mrp=True, dumps=(), n=N)
+    # one cable captured, for the broadcast storm check after the flaps
+    return R.topology(mrp=True, dumps=("s2p0",), n=N)
 
 
 def setup(vm):
