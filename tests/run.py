@@ -166,8 +166,9 @@ def run_guest_module(res, path, pattern, keep):
             except vmlib.Skip as e:
                 res.report(name, True, None, str(e), skipped=True)
             except Exception as e:
-                detail = traceback.format_exc() if not isinstance(
-                    e, AssertionError) else str(e)
+                # A bare assert has no message: show where it failed.
+                detail = str(e) if isinstance(
+                    e, AssertionError) and str(e) else traceback.format_exc()
                 res.report(name, False, time.monotonic() - t0, detail)
                 if isinstance(e, vmlib.GuestError):
                     ok = False
