@@ -404,6 +404,21 @@ static size_t data_frame(uint8_t *f, size_t len, uint8_t seed)
     return len;
 }
 
+/*
+ * A 64-byte LLDP frame to 01-80-C2-00-00-@last (0x0e: LLDP's own address,
+ * link-local; 0x10: outside the reserved range).
+ */
+static size_t lldp_frame(uint8_t *f, uint8_t last)
+{
+    static const uint8_t da[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x00 };
+
+    data_frame(f, 64, 5);
+    memcpy(f, da, 6);
+    f[5] = last;
+    stw_be_p(f + 12, 0x88cc);
+    return 64;
+}
+
 /* An MRP frame with a Test TLV from @sa, as another MRM would send it. */
 static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
 {
@@ -1329,10 +1344,23 @@ static void test_mrc_fwd(void)
     /* an MRP frame from the CPU passes the blocked port */
     tx(t, b, 1, f, mrp_test_frame(f, sa0, 1));
     g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 2);
+    /* link-local frames (LLDP) pass the blocked port, either way... */
+    tx(t, a, 1, f, lldp_frame(f, 0x0e));
+    g_assert_cmpint(rx(t, b, 1, g, &status, NULL), ==, 64);
+    g_assert(!memcmp(f, g, 64));
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE);
+    tx(t, b, 1, f, 64);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    /* ...but not other multicast near their range */
+    tx(t, a, 1, f, lldp_frame(f, 0x10));
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_RX_DROP_BLOCKED), ==, 2);
+    tx(t, b, 1, f, 64);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_BLOCKED), ==, 2);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
     /* forwarding state: data passes again */
     pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
     tx(t, b, 1, f, data_frame(f, 64, 3));
-    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_FRAMES), ==, 4);
     /* port in disabled state: nothing passes */
     pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
         MRPSIM_PSTATE_DISABLED << MRPSIM_PORT_CTRL_STATE_SHIFT);

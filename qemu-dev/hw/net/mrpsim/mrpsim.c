@@ -302,6 +302,20 @@ static bool mrpsim_is_mrp(const uint8_t *buf, size_t len)
     return len >= MRPSIM_ETH_HLEN && lduw_be_p(buf + 12) == MRPSIM_ETH_P_MRP;
 }
 
+/*
+ * IEEE 802.1Q's reserved group addresses 01-80-C2-00-00-00..0F (STP, LLDP,
+ * 802.1X, ...) are link-local: a bridge never forwards them, and a port
+ * in blocking state still exchanges them with its CPU, as the Linux
+ * bridge does and as PROFINET needs LLDP on a ring's blocked port.
+ */
+static bool mrpsim_is_link_local(const uint8_t *buf, size_t len)
+{
+    static const uint8_t base[5] = { 0x01, 0x80, 0xc2, 0x00, 0x00 };
+
+    return len >= MRPSIM_ETH_HLEN && !memcmp(buf, base, sizeof(base)) &&
+           !(buf[5] & 0xf0);
+}
+
 /* Put a frame on the wire of port @p; counts it, or the drop. */
 bool mrpsim_port_xmit(MrpsimPort *p, const uint8_t *buf, size_t len)
 {
@@ -400,7 +414,8 @@ static ssize_t mrpsim_receive(NetClientState *nc, const uint8_t *buf,
     if (mrp && p->s->mrp && mrpsim_mrp_receive(p, buf, size)) {
         return size;
     }
-    if (!mrp && mrpsim_port_blocking(p)) {
+    if (!mrp && mrpsim_port_blocking(p) &&
+        !mrpsim_is_link_local(buf, size)) {
         p->cnt[MRPSIM_CNT_RX_DROP_BLOCKED]++;
         trace_mrpsim_drop(p->idx, size, "rx port blocking");
         return size;
@@ -582,7 +597,8 @@ static void mrpsim_fwd_bh(void *opaque)
 static void mrpsim_tx_frame(MrpsimPort *p, const uint8_t *buf, size_t len)
 {
     if (!mrpsim_port_up(p) ||
-        (mrpsim_port_blocking(p) && !mrpsim_is_mrp(buf, len))) {
+        (mrpsim_port_blocking(p) && !mrpsim_is_mrp(buf, len) &&
+         !mrpsim_is_link_local(buf, len))) {
         p->cnt[MRPSIM_CNT_TX_DROP_BLOCKED]++;
         trace_mrpsim_drop(p->idx, len, "tx port blocking or disabled");
         return;
