@@ -207,6 +207,10 @@ static void set_mrm_state(struct mrp_sm *sm, enum mrm_state s,
 			  struct mrp_actions *out)
 {
 	sm->mrm_state = s;
+	if (s != MRM_CHK_RC) {
+		sm->open_pending = false;
+		sm->deadline[MRP_T_CONFIRM] = 0;
+	}
 	ring_state(sm, s == MRM_CHK_RC ? MRP_RING_CLOSED : MRP_RING_OPEN, out);
 }
 
@@ -422,6 +426,7 @@ static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 			 * client behind the link that came up still blocks it.
 			 */
 			test_restart(sm, now, tst, out);
+			sm->closed_at = now;
 			set_mrm_state(sm, MRM_CHK_RC, out);
 			/*
 			 * Before mrpd took them over the ports forwarded as
@@ -502,6 +507,7 @@ static void mrm_test_seen(struct mrp_sm *sm, uint64_t now,
 		test_req(sm, now, tst, out);
 		topo_req(sm, now, sm->cfg.react_on_link_change ?
 			 sm->cfg.prof.topo_interval_us : 0, out);
+		sm->closed_at = now;
 		set_mrm_state(sm, MRM_CHK_RC, out);
 		break;
 	case MRM_CHK_RC:
@@ -580,6 +586,7 @@ static void mrm_link_frame(struct mrp_sm *sm, uint64_t now, bool link_up,
 			test_req(sm, now, pr->test_interval_us, out);
 		}
 		topo_req(sm, now, 0, out);
+		sm->closed_at = now;
 		set_mrm_state(sm, MRM_CHK_RC, out);
 		break;
 	case MRM_CHK_RC:
@@ -588,6 +595,19 @@ static void mrm_link_frame(struct mrp_sm *sm, uint64_t now, bool link_up,
 				sm->add_test = true;
 				test_req(sm, now, pr->test_short_us, out);
 			}
+			break;
+		}
+		if (!link_up && now - sm->closed_at < MRP_STALE_LINK_US) {
+			/*
+			 * The ring closed a moment ago, so every link was up
+			 * then: this LinkDown is most likely older than that,
+			 * from a client that heard of its link late (software
+			 * clients lag their switch by tens of ms).  Opening
+			 * on it would open the ring a second time for one
+			 * break.  A new break stops the test frames, and the
+			 * switch reports it after max-miss intervals.
+			 */
+			sm->st.stale_link_rx++;
 			break;
 		}
 		if (!link_up) {
@@ -793,8 +813,24 @@ void mrp_sm_ring_open(struct mrp_sm *sm, uint64_t now,
 		mra_takeover(sm, now, out);
 		return;
 	}
-	if (sm->mrm_mode)
-		mrm_ring_open(sm, now, out);
+	if (!sm->mrm_mode)
+		return;
+	if (sm->mrm_state == MRM_CHK_RC &&
+	    now - sm->closed_at < MRP_STALE_LINK_US) {
+		/* Maybe the break just closed, reported late: see
+		 * MRP_STALE_LINK_US.
+		 */
+		if (!sm->open_pending) {
+			uint64_t wait = (uint64_t)sm->cfg.prof.test_interval_us *
+					sm->cfg.prof.test_max;
+
+			sm->open_pending = true;
+			arm(sm, MRP_T_CONFIRM, now + (wait > MRP_CONFIRM_US ?
+						      wait : MRP_CONFIRM_US));
+		}
+		return;
+	}
+	mrm_ring_open(sm, now, out);
 }
 
 void mrp_sm_test_seen(struct mrp_sm *sm, uint64_t now,
@@ -802,6 +838,11 @@ void mrp_sm_test_seen(struct mrp_sm *sm, uint64_t now,
 {
 	if (!sm->started || !sm->mrm_mode)
 		return;
+	if (sm->open_pending) {
+		sm->open_pending = false;
+		disarm(sm, MRP_T_CONFIRM);
+		sm->st.stale_loss++;
+	}
 	mrm_test_seen(sm, now, out);
 }
 
@@ -930,8 +971,18 @@ static void timer_fire(struct mrp_sm *sm, enum mrp_timer t, uint64_t now,
 			emit_test(sm, now, out);
 		break;
 	case MRP_T_NOTC:
-		if (sm->mrm_mode && sm->mrm_state == MRM_CHK_RC)
+		/* a loss report waiting for MRP_T_CONFIRM is a loss */
+		if (sm->mrm_mode && sm->mrm_state == MRM_CHK_RC &&
+		    !sm->open_pending)
 			sm->no_tc = false;
+		break;
+	case MRP_T_CONFIRM:
+		/* no word of the test frames coming back: a new break */
+		if (sm->open_pending && sm->mrm_mode &&
+		    sm->mrm_state == MRM_CHK_RC) {
+			sm->open_pending = false;
+			mrm_ring_open(sm, now, out);
+		}
 		break;
 	case MRP_T__N:
 		break;

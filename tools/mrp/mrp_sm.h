@@ -84,6 +84,7 @@ enum mrp_timer {
 	MRP_T_TEST,	/* MRM: end of an additional (short) test */
 	MRP_T_WATCH,	/* refresh START_TEST before its period ends */
 	MRP_T_NOTC,	/* MRM: ring proved closed without a test report */
+	MRP_T_CONFIRM,	/* MRM: a loss report just after closing holds */
 	MRP_T__N,
 };
 
@@ -111,6 +112,20 @@ struct mrp_action {
 
 #define MRP_MAX_ACTIONS 32
 
+/*
+ * A manager that closed the ring less than this long ago takes a client's
+ * MRP_LinkDown for one sent before the ring closed, and does not open the
+ * ring on it (its switch's test still catches a new break).  A loss report
+ * within that time opens the ring only if no report of the test frames
+ * coming back follows within MRP_CONFIRM_US or max-miss test intervals,
+ * whichever is longer: a switch driver that reports late replays a loss
+ * and regain of the break the manager has just closed, or reports a loss
+ * the restarted test has not cleared yet.  Both cover how late software
+ * reports a link or a test that recovered meanwhile.
+ */
+#define MRP_STALE_LINK_US 100000
+#define MRP_CONFIRM_US 20000
+
 struct mrp_actions {
 	unsigned n;
 	bool overflow;
@@ -129,6 +144,8 @@ struct mrp_sm_stats {
 	uint32_t test_rx;
 	uint32_t option_rx;
 	uint32_t ignored_rx;	/* valid frames with nothing to do */
+	uint32_t stale_link_rx;	/* LinkDown just after the ring closed */
+	uint32_t stale_loss;	/* loss reports of a break already over */
 	uint32_t takeovers;	/* MRA became manager */
 	uint32_t yields;	/* MRA gave up the manager role */
 };
@@ -149,6 +166,8 @@ struct mrp_sm {
 	uint8_t topo_left;
 	uint8_t link_left;
 	bool link_series_up;
+	uint64_t closed_at;	/* when the manager last closed the ring */
+	bool open_pending;	/* a loss report waits for MRP_T_CONFIRM */
 	uint32_t test_interval;	/* current START_TEST interval, 0 none */
 	bool test_monitor;
 	uint64_t deadline[MRP_T__N];	/* 0 = not armed */

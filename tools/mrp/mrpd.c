@@ -60,6 +60,8 @@ struct port {
 
 struct counters {
 	uint64_t rx, rx_malformed, rx_foreign, tx, tx_err, nl_err;
+	uint64_t link_glitches;	/* link-down notifications ignored: the
+				 * link was up again when we read them */
 };
 
 struct ring {
@@ -414,6 +416,56 @@ static void prm_up_check_link(struct ring *r, uint64_t now,
 	    r->id, r->port[s].name);
 	r->port[s].up = true;
 	mrp_sm_link(&r->sm, now, s, true, acts);
+}
+
+/*
+ * A link-down notification is old news when the link is up again.  The
+ * kernel sends the carrier's state when linkwatch runs, and we may read
+ * that well after (a busy node reads its socket late); the link-up that
+ * followed is still queued behind it.  Acting on it would start a
+ * LinkDown series into a ring the manager has closed again meanwhile, and
+ * a manager that reacts to link changes opens it a second time for one
+ * flap.  The carrier as the kernel has it now (IFF_LOWER_UP is read when
+ * the reply is built) decides: up means the flap is over, and if it was
+ * long enough to break the ring, the manager saw its test frames stop.
+ */
+static bool link_up_again(struct ring *r, unsigned i)
+{
+	struct link_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.want[1 + i] = r->port[i].ifindex;
+	return !query_links(&q) && q.found[1 + i] &&
+	       link_is_up(q.l[1 + i].flags);
+}
+
+/*
+ * A client repeats MRP_LinkDown while its port is down.  When a repeat is
+ * due and the link is up again although we have not read so yet (the
+ * kernel reports carrier changes when linkwatch runs, and we may read the
+ * socket late), the repeat would reach a ring the manager closed again
+ * meanwhile, and a manager that reacts to link changes would open it a
+ * second time for one flap.  Take the link-up now instead: the series
+ * turns into LinkUp, and the notification, when it comes, changes nothing.
+ */
+static void link_down_series_check(struct ring *r, uint64_t now,
+				   struct mrp_actions *acts)
+{
+	const struct mrp_sm *sm = &r->sm;
+	unsigned i;
+
+	if (sm->mrm_mode || sm->link_series_up || !sm->deadline[MRP_T_LINK] ||
+	    sm->deadline[MRP_T_LINK] > now)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (r->port[i].up || !link_up_again(r, i))
+			continue;
+		LOG("%s ring %u: %s link up (before its notification)",
+		    r->br_name, r->id, r->port[i].name);
+		r->c.link_glitches++;
+		r->port[i].up = true;
+		mrp_sm_link(&r->sm, now, i, true, acts);
+	}
 }
 
 static void ring_start(struct ring *r, const struct link_query *q)
@@ -802,6 +854,13 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				if (l->name[0])
 					snprintf(p->name, IF_NAMESIZE, "%s",
 						 l->name);
+				if (!up && p->up && link_up_again(r, i)) {
+					LOG("%s ring %u: %s link down and up "
+					    "again, ignored", r->br_name,
+					    r->id, p->name);
+					r->c.link_glitches++;
+					continue;
+				}
 				if (up != p->up) {
 					LOG("%s ring %u: %s link %s",
 					    r->br_name, r->id, p->name,
@@ -985,6 +1044,7 @@ static void handle_timer(void)
 	for (r = g.rings; r; r = r->next) {
 		struct mrp_actions acts = { 0 };
 
+		link_down_series_check(r, now, &acts);
 		mrp_sm_timer(&r->sm, now, &acts);
 		apply(r, &acts);
 	}
@@ -1041,6 +1101,9 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  (unsigned long long)r->c.tx,
 		  (unsigned long long)r->c.tx_err,
 		  (unsigned long long)r->c.nl_err);
+	sb_printf(b, "  link-glitches %llu stale-link-rx %u stale-loss %u\n",
+		  (unsigned long long)r->c.link_glitches,
+		  sm->st.stale_link_rx, sm->st.stale_loss);
 	if (r->last_err[0])
 		sb_printf(b, "  last error: %s\n", r->last_err);
 }
@@ -1087,19 +1150,24 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  "\"topo_tx\":%u,\"topo_rx\":%u,\"link_tx\":%u,\"link_rx\":%u,"
 		  "\"test_rx\":%u,\"option_tx\":%u,\"option_rx\":%u,"
 		  "\"flushes\":%u,\"takeovers\":%u,\"yields\":%u,"
-		  "\"ignored_rx\":%u,\"rx\":%llu,\"rx_malformed\":%llu,"
+		  "\"ignored_rx\":%u,\"stale_link_rx\":%u,"
+		  "\"stale_loss\":%u,\"rx\":%llu,"
+		  "\"rx_malformed\":%llu,"
 		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
-		  "\"netlink_errors\":%llu}", sm->st.transitions,
+		  "\"netlink_errors\":%llu,\"link_glitches\":%llu}",
+		  sm->st.transitions,
 		  sm->st.ring_open, sm->st.topo_sent, sm->st.topo_rx,
 		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
 		  sm->st.option_sent, sm->st.option_rx, sm->st.flushes,
 		  sm->st.takeovers, sm->st.yields, sm->st.ignored_rx,
+		  sm->st.stale_link_rx, sm->st.stale_loss,
 		  (unsigned long long)r->c.rx,
 		  (unsigned long long)r->c.rx_malformed,
 		  (unsigned long long)r->c.rx_foreign,
 		  (unsigned long long)r->c.tx,
 		  (unsigned long long)r->c.tx_err,
-		  (unsigned long long)r->c.nl_err);
+		  (unsigned long long)r->c.nl_err,
+		  (unsigned long long)r->c.link_glitches);
 	sb_printf(b, ",\"last_error\":");
 	sb_json_str(b, r->last_err);
 	sb_printf(b, "}");

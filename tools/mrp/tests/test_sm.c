@@ -190,7 +190,8 @@ static void mrm_closed(void)
 {
 	env_init(MRP_ROLE_MRM, 10);
 	ev_start(true, true);
-	advance(20000);		/* NOTC timer: ring proved closed */
+	/* NOTC timer: ring proved closed; past MRP_STALE_LINK_US too */
+	advance(MRP_STALE_LINK_US);
 }
 
 /* ===================== MRM ===================== */
@@ -268,17 +269,28 @@ static void mrm_prm_up_primary_down(void)
 
 static void mrm_no_tc_until_proven_closed(void)
 {
-	unsigned m;
+	unsigned m, tc;
 
 	env_init(MRP_ROLE_MRM, 10);
 	ev_start(true, true);
 	CHECK(E.sm.no_tc, "no_tc");
-	/* opening right away (ring was never closed): no TC */
+	/* opening right away (ring was never closed): no TC.  The report
+	 * waits MRP_CONFIRM_US for a regain (mrm_loss_report_after_close)
+	 */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_start(true, true);
+	m = mark();
+	advance(1000 + MRP_CONFIRM_US);
+	tc = count(m, MRP_ACT_SEND_TOPO);	/* the closure's own series */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_start(true, true);
 	m = mark();
 	E.now += 1000;
 	ev_open();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	advance(MRP_CONFIRM_US);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
-	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), tc);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
 	CHECK_EQ(E.sm.st.transitions, 1);
 
@@ -504,6 +516,7 @@ static void mrm_linkdown_frame_opens_ring(void)
 	const struct rec *r;
 
 	mrm_closed();
+	advance(MRP_STALE_LINK_US);
 	m = mark();
 	ev_frame(0, &p);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
@@ -513,6 +526,83 @@ static void mrm_linkdown_frame_opens_ring(void)
 	CHECK_EQ(count(m, MRP_ACT_FLUSH), 1);	/* immediate */
 	CHECK_EQ(E.sm.st.transitions, 1);
 	CHECK_EQ(E.sm.st.link_rx, 1);
+}
+
+/*
+ * The test frames close the ring after a break; a client that heard of its
+ * link late then sends LinkDown into the closed ring.  Within
+ * MRP_STALE_LINK_US of the closure that does not open the ring a second
+ * time for the same break; later it does.
+ */
+static void mrm_stale_linkdown_after_close(void)
+{
+	struct mrp_pdu p = link_pdu(false, 1);
+	unsigned m;
+
+	mrm_closed();
+	advance(MRP_STALE_LINK_US);
+	ev_open();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(E.sm.st.transitions, 1);
+	advance(20000);
+	ev_seen();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	advance(MRP_STALE_LINK_US - 1000);
+	m = mark();
+	ev_frame(0, &p);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.stale_link_rx, 1);
+	advance(1000);
+	ev_frame(0, &p);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
+	CHECK_EQ(E.sm.st.transitions, 2);
+}
+
+/*
+ * A loss report just after the ring closed waits MRP_CONFIRM_US (or
+ * max-miss test intervals if longer):
+ * the regain that follows at once (a switch driver replaying a loss and
+ * regain of the break just closed) drops it; with no regain it opens the
+ * ring.
+ */
+static void mrm_loss_report_after_close(void)
+{
+	unsigned m;
+
+	mrm_closed();
+	ev_open();
+	advance(20000);
+	ev_seen();
+	CHECK_EQ(E.sm.st.transitions, 1);
+	advance(30000);
+	m = mark();
+	ev_open();
+	ev_seen();
+	advance(10000);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.stale_loss, 1);
+
+	/* a real new break: open after MRP_CONFIRM_US (> 3 x 1 ms) */
+	ev_open();
+	advance(MRP_CONFIRM_US - 1);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	advance(1);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
+	CHECK_EQ(E.sm.st.transitions, 2);
+
+	/* long after a closure: at once */
+	advance(20000);
+	ev_seen();
+	advance(MRP_STALE_LINK_US);
+	ev_open();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(E.sm.st.transitions, 3);
 }
 
 static void mrm_linkup_frame_closed_ring(void)
@@ -1212,6 +1302,8 @@ int main(void)
 	RUN(mrm_chk_ro_link_down);
 	RUN(mrm_linkdown_frame_opens_ring);
 	RUN(mrm_linkup_frame_closed_ring);
+	RUN(mrm_stale_linkdown_after_close);
+	RUN(mrm_loss_report_after_close);
 	RUN(mrm_chk_ro_link_frames);
 	RUN(mrm_prm_up_link_frames);
 	RUN(mrm_react_off);
