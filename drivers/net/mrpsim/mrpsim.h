@@ -139,6 +139,7 @@ struct mrpsim;
 
 /* Bits of mrpsim_port::mrp_state */
 #define MRPSIM_PORT_MRP_LOST	0
+#define MRPSIM_PORT_CARRIER_DEFERRED	1
 
 /**
  * struct mrpsim_port - one switch port and its netdev
@@ -157,7 +158,8 @@ struct mrpsim;
  * @stp_state: bridge port state (BR_STATE_*) (RTNL)
  * @hw_up: the rings run and NAPI is enabled (RTNL)
  * @mrp: MRP ring the port belongs to, or NULL (RTNL)
- * @mrp_state: MRPSIM_PORT_MRP_LOST: the engine's last loss/regain event
+ * @mrp_state: MRPSIM_PORT_MRP_LOST: the engine's last loss/regain event;
+ *	MRPSIM_PORT_CARRIER_DEFERRED: a link-up waits for mrpsim_mrp_work()
  * @mrp_changes: loss/regain events not yet reported to the bridge
  * @mrp_hw: engine instance of the last loss/regain event
  * @mrp_reported: loss of continuity last reported to the bridge (RTNL)
@@ -332,6 +334,7 @@ extern const struct net_device_ops mrpsim_netdev_ops;
 int mrpsim_port_create(struct mrpsim *sw, unsigned int index);
 void mrpsim_port_free(struct mrpsim_port *port);
 void mrpsim_port_link_event(struct mrpsim_port *port, bool up);
+void mrpsim_port_update_carrier(struct mrpsim_port *port);
 void mrpsim_port_ring_error(struct mrpsim_port *port);
 void mrpsim_port_apply_state(struct mrpsim_port *port);
 void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
@@ -360,6 +363,7 @@ void mrpsim_mrp_bridge_addr_changed(struct mrpsim *sw,
 void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev);
 void mrpsim_mrp_init(struct mrpsim *sw);
 void mrpsim_mrp_work(struct work_struct *work);
+bool mrpsim_mrp_reports_pending(struct mrpsim *sw);
 
 static inline struct mrpsim_port *
 mrpsim_port_from_netdev(const struct net_device *dev)

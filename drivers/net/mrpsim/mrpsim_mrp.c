@@ -718,7 +718,30 @@ void mrpsim_mrp_work(struct work_struct *work)
 		mrpsim_mrp_report(sw->ports[i], lost[i]);
 		sw->ports[i]->mrp_reported = lost[i];
 	}
+	/* Link-ups that waited for the reports above (the link as it is
+	 * now: it may have gone down again meanwhile).
+	 */
+	for (i = 0; i < sw->num_ports; i++)
+		if (test_and_clear_bit(MRPSIM_PORT_CARRIER_DEFERRED,
+				       &sw->ports[i]->mrp_state))
+			mrpsim_port_update_carrier(sw->ports[i]);
 	rtnl_unlock();
+}
+
+/**
+ * mrpsim_mrp_reports_pending() - loss or regain events not yet reported
+ * @sw: the switch
+ *
+ * Return: true when mrpsim_mrp_work() has a report to make on some port.
+ */
+bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->num_ports; i++)
+		if (atomic_read(&sw->ports[i]->mrp_changes))
+			return true;
+	return false;
 }
 
 /**

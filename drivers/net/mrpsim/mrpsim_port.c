@@ -553,7 +553,11 @@ err_free_tx:
 	return err;
 }
 
-static void mrpsim_port_update_carrier(struct mrpsim_port *port)
+/**
+ * mrpsim_port_update_carrier() - set the carrier from the port's link
+ * @port: the port
+ */
+void mrpsim_port_update_carrier(struct mrpsim_port *port)
 {
 	if (mrpsim_port_read(port, MRPSIM_PORT_STATUS) &
 	    MRPSIM_PORT_STATUS_LINK)
@@ -649,15 +653,25 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
  * @port: the port
  * @up: new link state
  *
- * Called from the event interrupt thread.
+ * Called from the event interrupt thread.  A link-up waits for the loss
+ * and regain reports the engine raised before it: the bridge tells
+ * userspace of those at once (mrpsim_mrp_work()), of carrier changes
+ * only when linkwatch runs, and a manager that learns of its port's link
+ * coming back before it learns of the loss the break caused takes that
+ * loss for a new break and opens the ring a second time.
  */
 void mrpsim_port_link_event(struct mrpsim_port *port, bool up)
 {
 	atomic64_inc(&port->estats.link_events);
-	if (up)
-		netif_carrier_on(port->netdev);
-	else
+	if (!up) {
+		clear_bit(MRPSIM_PORT_CARRIER_DEFERRED, &port->mrp_state);
 		netif_carrier_off(port->netdev);
+	} else if (mrpsim_mrp_reports_pending(port->sw)) {
+		set_bit(MRPSIM_PORT_CARRIER_DEFERRED, &port->mrp_state);
+		schedule_work(&port->sw->mrp_work);
+	} else {
+		netif_carrier_on(port->netdev);
+	}
 }
 
 /**
