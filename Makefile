@@ -5,7 +5,7 @@
 #   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make check-6.12   lint and guest suites on a linux-source-6.12 kernel
 #                     (long: not part of make check)
-#   make soak     14 switches at 500 us with traffic for 10 min, 1000 flaps
+#   make soak     14 switches at 500 us with traffic for 10 min, 1000 + 100 flaps
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
 #   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw

@@ -149,6 +149,13 @@ def test_mrpd_random_flaps(vm):
     S.random_flaps(vm, int(os.environ.get("MRPSIM_FLAPS", "200")))
 
 
+def test_mrpd_isolated_flaps(vm):
+    """20 flaps of 0-50 ms, one at a time (make soak: 100): each opens the
+    ring at most once, and once exactly when it broke the ring (issue
+    11)."""
+    S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "20")))
+
+
 def test_module_param_forces_software(vm):
     # Same hardware, driver told not to offload: the bridge's software
     # path takes over and behaves the same.

@@ -2,8 +2,10 @@
 every node testing every 500 us (max-miss 3), traffic crossing the ring,
 for 10 minutes (MRPSIM_SOAK_S): not one ring-open, no lost ping.  Then
 1000 random link flaps (tests/mrpscale.py random_flaps): the ring closes
-again, secondary blocked, no storm.  Not part of make check (about 20
-minutes); the figures are printed as '#' lines.
+again, secondary blocked, no storm, at most one ring-open per flap; and
+100 flaps one at a time, each opening the ring exactly when it broke it
+(isolated_flaps).  Not part of make check (about 30 minutes); the figures
+are printed as '#' lines.
 """
 
 import os
@@ -70,3 +72,9 @@ def test_soak_no_ring_open(vm):
 
 def test_soak_flaps(vm):
     S.random_flaps(vm, FLAPS, profile=10)
+
+
+def test_soak_isolated_flaps(vm):
+    """100 flaps one at a time: each opens the ring at most once, and
+    once exactly when it broke the ring."""
+    S.isolated_flaps(vm, 100)
