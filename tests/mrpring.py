@@ -93,9 +93,12 @@ def build_nodes(vm, ports=("s%dp0", "s%dp1")):
     vm.check("\n".join(script))
 
 
-def bridge_script(i, ports=("s%dp0", "s%dp1")):
+def bridge_script(i, ports=("s%dp0", "s%dp1"), secondary_up=True):
     """Shell lines that give node i (its ports already in its namespace)
-    its bridge br0 with address 10.0.0.<i+1>."""
+    its bridge br0 with address 10.0.0.<i+1>.  With secondary_up False
+    the second port stays down: a manager joining a whole ring brings it
+    up only once MRP blocks it, or broadcasts loop meanwhile and leave
+    the other nodes' FDBs pointing the wrong way."""
     p, s = ports[0] % i, ports[1] % i
     return ["ip -n %s -batch - <<EOF" % ns(i),
             "link add br0 type bridge",

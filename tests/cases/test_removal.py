@@ -152,7 +152,8 @@ def test_bridge_deleted_while_ring_open_is_reported(vm):
             timer.join()
             R.cut(vm, 1, up=True)
         lost += loss_events(vm) - before
-        vm.check("\n".join(R.bridge_script(0)))
+        vm.check("\n".join(R.bridge_script(0, secondary_up=False)))
         R.configure_mrp(vm, INTERVAL, only=[0])
+        vm.check("ip -n %s link set s0p1 up" % R.ns(0))
         ring_works(vm)
     print("# %d loss events raced %d bridge deletions" % (lost, rounds))
