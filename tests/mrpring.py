@@ -106,7 +106,7 @@ def bridge_script(i, ports=("s%dp0", "s%dp1"), secondary_up=True):
             "link set %s master br0" % s,
             "addr add 10.0.0.%d/24 dev br0" % (i + 1),
             "link set %s up" % p,
-            "link set %s up" % s,
+            "link set %s %s" % (s, "up" if secondary_up else "down"),
             "link set br0 up",
             "EOF"]
 
@@ -418,6 +418,23 @@ def storm_detector_sees_a_loop(vm):
     broadcasts do circulate, so no_broadcast_storm() can fail."""
     loop_is_seen(vm)
     no_broadcast_storm(vm)
+
+
+def period_zero_tests_nothing(vm, interval):
+    """A test period of 0 ends the test at once: the bridge's software
+    test sends nothing and checks nothing (its end has passed when its
+    first interval expires), and a switch must do the same, although its
+    engine reads TEST_PERIOD 0 as "no end".  Node 1's port facing the
+    manager sees no more frames; a real period starts the test again."""
+    p = cable_ends(vm, 0)[1]
+    vm.check(in_ns(0, "mrpctl kernel test br0 ring %d interval %d max-miss 3 "
+                      "period 0" % (RING, interval)))
+    vm.check(in_ns(1, "wait_for 10000 stat_still %s hw_rx_frames" % p))
+    seen = ethtool_stat(vm, 1, p, "hw_rx_frames")
+    vm.check(in_ns(0, "mrpctl kernel test br0 ring %d interval %d max-miss 3 "
+                      "period %d" % (RING, interval, PERIOD)))
+    vm.check(in_ns(1, "wait_for 10000 stat_gt %s hw_rx_frames %d" % (
+        p, seen + 10)))
 
 
 def cut_every_cable(vm, both_ends):

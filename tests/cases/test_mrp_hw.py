@@ -76,6 +76,10 @@ def test_no_test_frame_reaches_mrm_cpu(vm):
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_rx") > 0
 
 
+def test_period_zero_tests_nothing(vm):
+    R.period_zero_tests_nothing(vm, INTERVAL)
+
+
 # With mrpd on every node: each MRP frame crosses each cable once per
 # direction, with one manager and every cable cut in turn, then with three
 # MRAs (tests/mrpscale.py; test_mrp_ring14.py does the same on 14 nodes).

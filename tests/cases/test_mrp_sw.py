@@ -69,6 +69,10 @@ def test_test_frames_reach_mrm_cpu(vm):
     assert R.ethtool_stat(vm, 0, "s0p1", "rx_mrp_test") > 0
 
 
+def test_period_zero_tests_nothing(vm):
+    R.period_zero_tests_nothing(vm, INTERVAL)
+
+
 # With mrpd on every node: each MRP frame crosses each cable once per
 # direction, with one manager and every cable cut in turn, then with three
 # MRAs (tests/mrpscale.py; test_mrp_ring14.py does the same on 14 nodes).

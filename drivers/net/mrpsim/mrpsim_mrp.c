@@ -427,6 +427,17 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 		return -EINVAL;
 	}
 
+	/* The bridge's own test ends when its period has passed, so with a
+	 * period of 0 it sends nothing and checks nothing.  The engine reads
+	 * TEST_PERIOD 0 as "no end": stop it instead, and own the test all
+	 * the same, as the software would.
+	 */
+	if (!test->period) {
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
+		mrp->test_hw = true;
+		return 0;
+	}
+
 	ctrl = MRPSIM_TEST_CTRL_RUN;
 	if (test->monitor)
 		ctrl |= MRPSIM_TEST_CTRL_MONITOR;
