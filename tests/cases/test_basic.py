@@ -182,6 +182,34 @@ def test_set_link_both_ends(vm):
     vm.check("ip netns exec l2 ping -c 3 -W 5 10.2.0.2")
 
 
+def test_event_queue_overflow_resyncs(vm):
+    """300 link changes while the guest is stopped overflow the switch's
+    event queue (255 entries): the driver counts the lost events and takes
+    the carrier from the device, whichever way the last change went.  Both
+    rounds start with the link up and make the same changes, so the queue
+    keeps the same events, and the last of them contradicts one of the
+    two final states: without the resync one round fails."""
+    stat = "ip netns exec h0 sh -c '. /mrpsim/lib.sh; ethtool_stat s0p1 %s'"
+    wait = ("ip netns exec h0 sh -c '. /mrpsim/lib.sh; wait_for 5000 "
+            "carrier_is s0p1 %d'")
+    for final in (False, True):
+        vm.set_link("s0p1", True)
+        vm.check(wait % 1)
+        drops = int(vm.check(stat % "sw_evq_drops"))
+        full = int(vm.check(stat % "sw_err_evq_full"))
+        vm.qmp.cmd("stop")
+        try:
+            for k in range(300):
+                vm.set_link("s0p1", k % 2 == 1)
+            vm.set_link("s0p1", final)
+        finally:
+            vm.qmp.cmd("cont")
+        vm.check(wait % int(final))
+        assert int(vm.check(stat % "sw_evq_drops")) > drops
+        assert int(vm.check(stat % "sw_err_evq_full")) > full
+    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+
+
 def test_rmmod_insmod_under_traffic(vm):
     for _ in range(3):
         vm.check("ip netns exec h0 ping -i 0.02 10.1.0.2 >/tmp/ping.log 2>&1 &"

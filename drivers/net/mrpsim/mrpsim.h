@@ -334,6 +334,7 @@ extern const struct net_device_ops mrpsim_netdev_ops;
 int mrpsim_port_create(struct mrpsim *sw, unsigned int index);
 void mrpsim_port_free(struct mrpsim_port *port);
 void mrpsim_port_link_event(struct mrpsim_port *port, bool up);
+void mrpsim_port_set_link(struct mrpsim_port *port, bool up);
 void mrpsim_port_update_carrier(struct mrpsim_port *port);
 void mrpsim_port_ring_error(struct mrpsim_port *port);
 void mrpsim_port_apply_state(struct mrpsim_port *port);
@@ -364,6 +365,7 @@ void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev);
 void mrpsim_mrp_init(struct mrpsim *sw);
 void mrpsim_mrp_work(struct work_struct *work);
 bool mrpsim_mrp_reports_pending(struct mrpsim *sw);
+void mrpsim_mrp_resync(struct mrpsim *sw);
 
 static inline struct mrpsim_port *
 mrpsim_port_from_netdev(const struct net_device *dev)

@@ -126,6 +126,27 @@ static void mrpsim_handle_event(struct mrpsim *sw,
 			     ev->type, ev->port, ev->ring);
 }
 
+/* Events were lost: take from the device what they would have said.  Run
+ * by the event thread after the queue was drained, so that no event
+ * handled later is older than the state read here.
+ */
+static void mrpsim_resync(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->num_ports; i++) {
+		struct mrpsim_port *port = sw->ports[i];
+
+		/* mrpsim_open() takes the link of a port that is down */
+		if (netif_running(port->netdev))
+			mrpsim_port_set_link(port,
+					     mrpsim_port_read(port,
+							      MRPSIM_PORT_STATUS) &
+					     MRPSIM_PORT_STATUS_LINK);
+	}
+	mrpsim_mrp_resync(sw);
+}
+
 /* Errors that raise no event (event queue overflow) are only visible in
  * ERR_STATUS; the others were counted from their ERROR events.
  */
@@ -141,6 +162,7 @@ static void mrpsim_check_err_status(struct mrpsim *sw)
 		dev_warn_ratelimited(&sw->pdev->dev,
 				     "event queue overflow, %u events lost so far\n",
 				     mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS));
+		mrpsim_resync(sw);
 	}
 }
 

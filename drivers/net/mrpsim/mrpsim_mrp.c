@@ -740,6 +740,58 @@ void mrpsim_mrp_work(struct work_struct *work)
 }
 
 /**
+ * mrpsim_mrp_resync() - take the loss state of every running test
+ * @sw: the switch
+ *
+ * Called from the event interrupt thread when events were lost.  A port
+ * whose lost flag in the engine differs from the last event's is reported
+ * as if its event had arrived.  The ring table is read without RTNL:
+ * mrpsim_mrp_port_take() checks what it found against it under RTNL.
+ */
+void mrpsim_mrp_resync(struct mrpsim *sw)
+{
+	static const u32 lost_bit[2] = {
+		MRPSIM_MRP_STATUS_P_LOST, MRPSIM_MRP_STATUS_S_LOST,
+	};
+	bool changed = false;
+	unsigned int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+		struct net_device *dev[2];
+		int hw = READ_ONCE(mrp->hw);
+		u32 status;
+
+		dev[0] = READ_ONCE(mrp->p_dev);
+		dev[1] = READ_ONCE(mrp->s_dev);
+		if (hw < 0 || hw >= sw->num_rings || !dev[0] || !dev[1] ||
+		    !READ_ONCE(mrp->test_hw))
+			continue;
+		status = mrpsim_mrp_read(sw, hw, MRPSIM_MRP_STATUS);
+		for (k = 0; k < 2; k++) {
+			struct mrpsim_port *port = netdev_priv(dev[k]);
+			bool lost = status & lost_bit[k];
+
+			if (lost == test_bit(MRPSIM_PORT_MRP_LOST,
+					     &port->mrp_state))
+				continue;
+			WRITE_ONCE(port->mrp_hw, hw);
+			if (lost)
+				set_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+			else
+				clear_bit(MRPSIM_PORT_MRP_LOST,
+					  &port->mrp_state);
+			/* Pairs with atomic_xchg() in mrpsim_mrp_port_take(). */
+			smp_mb__before_atomic();
+			atomic_inc(&port->mrp_changes);
+			changed = true;
+		}
+	}
+	if (changed)
+		schedule_work(&sw->mrp_work);
+}
+
+/**
  * mrpsim_mrp_reports_pending() - loss or regain events not yet reported
  * @sw: the switch
  *

@@ -653,6 +653,19 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
  * @port: the port
  * @up: new link state
  *
+ * Called from the event interrupt thread.
+ */
+void mrpsim_port_link_event(struct mrpsim_port *port, bool up)
+{
+	atomic64_inc(&port->estats.link_events);
+	mrpsim_port_set_link(port, up);
+}
+
+/**
+ * mrpsim_port_set_link() - set the carrier for a link state
+ * @port: the port
+ * @up: the port's link
+ *
  * Called from the event interrupt thread.  A link-up waits for the loss
  * and regain reports the engine raised before it: the bridge tells
  * userspace of those at once (mrpsim_mrp_work()), of carrier changes
@@ -660,9 +673,8 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
  * coming back before it learns of the loss the break caused takes that
  * loss for a new break and opens the ring a second time.
  */
-void mrpsim_port_link_event(struct mrpsim_port *port, bool up)
+void mrpsim_port_set_link(struct mrpsim_port *port, bool up)
 {
-	atomic64_inc(&port->estats.link_events);
 	if (!up) {
 		clear_bit(MRPSIM_PORT_CARRIER_DEFERRED, &port->mrp_state);
 		netif_carrier_off(port->netdev);
