@@ -60,8 +60,8 @@ struct port {
 
 struct counters {
 	uint64_t rx, rx_malformed, rx_foreign, tx, tx_err, nl_err;
-	uint64_t link_glitches;	/* link-down notifications ignored: the
-				 * link was up again when we read them */
+	uint64_t link_glitches;	/* late link-downs not acted on: the link
+				 * was up again (link_up_again()) */
 };
 
 struct ring {
