@@ -381,11 +381,11 @@ def random_flaps(vm, flaps, profile=10, seed=200):
     a random cable is cut at both ends for 0 to 50 ms, then restored for 0
     to 50 ms (the random intervals are the stimulus).  mrpd runs on every
     node.  Afterwards the ring closes with the manager's secondary
-    blocked and stays closed, no broadcast loops, and no flap opened the
-    ring twice: at most one ring-open per flap.  Flaps in a burst merge
-    (the cable goes down again before the manager closed the ring), so
-    fewer opens than flaps is right; isolated_flaps() counts them one by
-    one.  A flap once opened the ring twice: a client read its link-down
+    blocked and stays closed, no broadcast loops, and there are no more
+    ring-opens than flaps.  Flaps in a burst merge (the cable goes down
+    again before the manager closed the ring), so fewer opens than flaps
+    is right, and this bound alone cannot show one flap opening the ring
+    twice: isolated_flaps() counts them one by one.  A flap once opened the ring twice: a client read its link-down
     notification after the link was up again and sent MRP_LinkDown into
     the closed ring (mrpd now ignores it, a "link glitch"); 200 flaps
     opened the ring 201 times.  mrpd must be running (start()).
