@@ -243,11 +243,19 @@ def wait_ring(vm, node, key, value, timeout_ms=30000):
         node, key, value, timeout_ms, out, mrpd_log_tail(vm, node))
 
 
-def mrpd_log_tail(vm, node, lines=60):
+# mrpd -v lines that a ring's TopologyChange series repeats on every node
+ROUTINE_LOG = ("TopologyChange", "send-topo", "flush")
+
+
+def mrpd_log_tail(vm, node, lines=60, skip=ROUTINE_LOG):
     """The last lines of a node's mrpd -v log (start_mrpd()), and what it
-    shows now, to explain an assertion on its ring."""
-    _, out = vm.run("tail -n %d /tmp/mrpd-n%d.log; %s" % (
-        lines, node, nsx(node, "mrpctl show")))
+    shows now, to explain an assertion on its ring.  Lines holding any
+    of skip are left out: on a big ring the TopologyChange series crowds
+    out the lines that explain a failure."""
+    grep = "grep -v %s " % " ".join("-e '%s'" % s for s in skip) \
+        if skip else "cat "
+    _, out = vm.run("%s/tmp/mrpd-n%d.log | tail -n %d; %s" % (
+        grep, node, lines, nsx(node, "mrpctl show")))
     return out
 
 
