@@ -1699,6 +1699,27 @@ static void test_mrp_regs(void)
     shutdown_ctx(t);
 }
 
+/* mra=off: no CAP.MRA, and ROLE MRA is a bad value; the rest works. */
+static void test_no_mra(void)
+{
+    Ctx *t = boot("-device mrpsim,addr=4,mra=off", 1);
+    Sw *sw = &t->sw[0];
+    uint32_t cap = rd(sw, MRPSIM_REG_CAP);
+
+    g_assert_true(cap & MRPSIM_CAP_MRP);
+    g_assert_false(cap & MRPSIM_CAP_MRA);
+    evq_setup(t, sw, EVQ_SIZE);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRA);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    expect_ev(t, sw, MRPSIM_EV_ERROR, 0xff, MRPSIM_EV_NONE,
+              MRPSIM_ERR_REG | 0xff << 8 | MRPSIM_MRP_BASE(0) << 16);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_ROLE), ==, MRPSIM_ROLE_DISABLED);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRM);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_ROLE), ==, MRPSIM_ROLE_MRM);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    shutdown_ctx(t);
+}
+
 static void test_period(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -2129,6 +2150,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/irq", test_irq);
     qtest_add_func("/mrpsim/reset", test_reset);
     qtest_add_func("/mrpsim/mrp-regs", test_mrp_regs);
+    qtest_add_func("/mrpsim/no-mra", test_no_mra);
     qtest_add_func("/mrpsim/mrm-frames", test_mrm_frames);
     qtest_add_func("/mrpsim/mra-frames", test_mra_frames);
     qtest_add_func("/mrpsim/mrm-loss-regain", test_mrm_loss);

@@ -21,7 +21,13 @@
  * notifications.  Without it, the ring is accepted, the full role and the
  * test are refused, and the sw_backup role is accepted: with no role set
  * the device hands every MRP frame to the CPU and the bridge runs MRP in
- * software on the same ports.
+ * software on the same ports.  A ring the engine cannot run (its other
+ * port is on another switch or device, every engine instance is taken,
+ * an MRA on an engine without CAP.MRA) falls back the same way, with a
+ * warning in the extack (patches/ pass it to drivers).  What the engine
+ * cannot do and the bridge cannot do instead (a test interval below the
+ * engine's minimum once the engine runs the role) is refused, with the
+ * reason in the extack.
  *
  * Forwarding, so that every MRP frame crosses each cable once: the engine
  * of a client (MRC, or MRA that monitors) forwards MRP_Test between the
@@ -233,28 +239,28 @@ static int mrpsim_mrp_add(struct mrpsim_port *port,
 	if (WARN_ON(!mrp))
 		return -ENOSPC;
 
+	/* A ring the engine cannot run, the bridge can: accept it without
+	 * an engine instance, so that the sw_backup role follows and the
+	 * bridge runs MRP in software on these ports.  Say so, as a warning
+	 * that comes with the successful reply.
+	 */
 	hw = MRPSIM_MRP_NO_HW;
-	if (sw->mrp_engine) {
-		if (!p || !s) {
-			/* The bridge passes no extack for MRP objects (as
-			 * of 6.12): log the reason too.
-			 */
-			NL_SET_ERR_MSG_MOD(extack,
-					   "MRP ring ports must be on the same switch");
-			netdev_err(port->netdev,
-				   "MRP ring %u: %s and %s are not on the same switch\n",
-				   obj->ring_id, netdev_name(obj->p_port),
-				   netdev_name(obj->s_port));
-			return -EINVAL;
-		}
+	if (sw->mrp_engine && (!p || !s)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP ring runs in software: its ports are not on one switch");
+		netdev_info(port->netdev,
+			    "MRP ring %u: %s and %s are not on one switch, the bridge runs it in software\n",
+			    obj->ring_id, netdev_name(obj->p_port),
+			    netdev_name(obj->s_port));
+	} else if (sw->mrp_engine) {
 		hw = mrpsim_mrp_alloc_hw(sw);
 		if (hw < 0) {
 			NL_SET_ERR_MSG_MOD(extack,
-					   "No free MRP ring instance on the switch");
-			netdev_err(port->netdev,
-				   "MRP ring %u: all %u ring instances of the switch are in use\n",
-				   obj->ring_id, sw->num_rings);
-			return hw;
+					   "MRP ring runs in software: no free ring instance on the switch");
+			netdev_info(port->netdev,
+				    "MRP ring %u: all %u ring instances of the switch are in use, the bridge runs it in software\n",
+				    obj->ring_id, sw->num_rings);
+			hw = MRPSIM_MRP_NO_HW;
 		}
 	}
 
@@ -333,7 +339,8 @@ static void mrpsim_mrp_role_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 }
 
 static int mrpsim_mrp_role_add(struct mrpsim_port *port,
-			       const struct switchdev_obj_ring_role_mrp *role)
+			       const struct switchdev_obj_ring_role_mrp *role,
+			       struct netlink_ext_ack *extack)
 {
 	struct mrpsim *sw = port->sw;
 	struct mrpsim_mrp *mrp;
@@ -351,8 +358,17 @@ static int mrpsim_mrp_role_add(struct mrpsim_port *port,
 	}
 
 	hw_role = mrpsim_mrp_hw_role(sw, role->ring_role);
-	if (mrp->hw == MRPSIM_MRP_NO_HW || hw_role < 0)
+	if (mrp->hw == MRPSIM_MRP_NO_HW)
 		return -EOPNOTSUPP;
+	if (hw_role < 0) {
+		/* The bridge asks again with sw_backup, which is accepted. */
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP role runs in software: the switch's engine does not support it");
+		netdev_info(port->netdev,
+			    "MRP ring %u: the engine has no role %u, the bridge runs it in software\n",
+			    mrp->ring_id, role->ring_role);
+		return -EOPNOTSUPP;
+	}
 
 	/* A client does not test the ring: the engine stops the test. */
 	if (!mrpsim_mrp_role_tests(role->ring_role))
@@ -517,7 +533,8 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 		return mrpsim_mrp_add(port, SWITCHDEV_OBJ_MRP(obj), extack);
 	case SWITCHDEV_OBJ_ID_RING_ROLE_MRP:
 		return mrpsim_mrp_role_add(port,
-					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj));
+					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj),
+					   extack);
 	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
 		return mrpsim_mrp_test_add(port,
 					   SWITCHDEV_OBJ_RING_TEST_MRP(obj),

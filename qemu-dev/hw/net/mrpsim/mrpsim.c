@@ -662,7 +662,10 @@ static uint32_t mrpsim_cap(MrpsimState *s)
 
     if (s->mrp) {
         cap |= s->nrings << MRPSIM_CAP_RINGS_SHIFT;
-        cap |= MRPSIM_CAP_MRP | MRPSIM_CAP_MRA;
+        cap |= MRPSIM_CAP_MRP;
+        if (s->mra) {
+            cap |= MRPSIM_CAP_MRA;
+        }
     }
     return cap;
 }
@@ -1300,6 +1303,7 @@ static Property mrpsim_properties[] = {
     DEFINE_PROP_UINT32("ports", MrpsimState, nports, 2),
     DEFINE_PROP_UINT32("rings", MrpsimState, nrings, 2),
     DEFINE_PROP_BOOL("mrp", MrpsimState, mrp, true),
+    DEFINE_PROP_BOOL("mra", MrpsimState, mra, true),
     DEFINE_PROP_MACADDR("mac", MrpsimState, mac),
     DEFINE_PROP_NETDEV("netdev0", MrpsimState, port[0].conf.peers),
     DEFINE_PROP_NETDEV("netdev1", MrpsimState, port[1].conf.peers),

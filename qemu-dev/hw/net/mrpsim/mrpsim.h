@@ -108,6 +108,7 @@ struct MrpsimState {
     uint32_t nports;
     uint32_t nrings;
     bool mrp;
+    bool mra;
     MACAddr mac;
 
     uint8_t base_mac[6];

@@ -449,7 +449,7 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
     r = &s->ring[ri];
     switch (off) {
     case MRPSIM_MRP_ROLE:
-        if (val > MRPSIM_ROLE_MRA) {
+        if (val > MRPSIM_ROLE_MRA || (val == MRPSIM_ROLE_MRA && !s->mra)) {
             mrpsim_reg_error(r, addr, val);
             return;
         }
@@ -752,6 +752,7 @@ static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
     bool running = r->status & MRPSIM_MRP_STATUS_RUNNING;
 
     if (r->role > MRPSIM_ROLE_MRA ||
+        (r->role == MRPSIM_ROLE_MRA && !s->mra) ||
         r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
         r->interval < MRPSIM_TEST_INTERVAL_MIN ||
         (r->test_ctrl & ~(MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR)) ||
