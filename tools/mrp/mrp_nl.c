@@ -97,7 +97,11 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-/* Returns the error carried by an NLMSG_ERROR message (0 for an ACK). */
+/*
+ * Returns the error carried by an NLMSG_ERROR message (0 for an ACK).  Its
+ * extack message goes to h->ext_msg: the reason for an error, or a warning
+ * that came with an ACK (e.g. a ring that runs in software after all).
+ */
 static int parse_error(struct mrp_nl *h, const struct nlmsghdr *nlh)
 {
 	const struct nlmsgerr *e;
@@ -105,10 +109,11 @@ static int parse_error(struct mrp_nl *h, const struct nlmsghdr *nlh)
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
 		return -EBADMSG;
 	e = mnl_nlmsg_get_payload(nlh);
-	if (e->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
 		size_t off = sizeof(*e);
 
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		/* an ACK never carries the request back */
+		if (e->error && !(nlh->nlmsg_flags & NLM_F_CAPPED)) {
 			if (e->msg.nlmsg_len < sizeof(struct nlmsghdr))
 				return e->error;
 			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);

@@ -32,7 +32,7 @@ struct mrp_nl {
 	struct mnl_socket *nl;
 	unsigned int portid;
 	unsigned int seq;
-	char ext_msg[256];	/* extack message of the last error, or "" */
+	char ext_msg[256];	/* extack message of the last reply, or "" */
 };
 
 /* groups: 0 for a request socket, RTMGRP_LINK to listen */

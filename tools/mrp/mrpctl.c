@@ -153,6 +153,14 @@ static int daemon_request(const char *line)
 	if (end)
 		*end = 0;
 	if (!strcmp(b.s, "ok")) {
+		/* mrpd passes on what the kernel warned of */
+		while (!strncmp(body, "warning: ", 9)) {
+			end = strchr(body, '\n');
+			fprintf(stderr, "mrpctl: %.*s\n",
+				end ? (int)(end - body) : (int)strlen(body),
+				body);
+			body = end ? end + 1 : body + strlen(body);
+		}
 		fputs(body, stdout);
 		ret = 0;
 	} else if (!strncmp(b.s, "err ", 4)) {
@@ -212,6 +220,14 @@ static int kerr(const char *what, int err)
 {
 	fprintf(stderr, "mrpctl: %s: %s\n", what, mrp_nl_strerror(&nl, err));
 	return 1;
+}
+
+/* Success; a warning the kernel sent with its ACK is worth showing. */
+static int kdone(void)
+{
+	if (nl.ext_msg[0])
+		fprintf(stderr, "mrpctl: warning: %s\n", nl.ext_msg);
+	return 0;
 }
 
 static int ifindex_of(const char *name, int *out)
@@ -350,7 +366,7 @@ static int cmd_kernel(int argc, char **argv)
 			printf("]}\n");
 		else if (!err && !count)
 			printf("no MRP instances\n");
-		return err ? kerr("dump", err) : 0;
+		return err ? kerr("dump", err) : kdone();
 	}
 	if (!strcmp(c, "port-state") || !strcmp(c, "port-role") ||
 	    !strcmp(c, "flush")) {
@@ -377,7 +393,7 @@ static int cmd_kernel(int argc, char **argv)
 						 "(primary|secondary)", argv[1]);
 			err = mrp_nl_port_role(&nl, port, (uint32_t)v);
 		}
-		return err ? kerr(c, err) : 0;
+		return err ? kerr(c, err) : kdone();
 	}
 
 	n = parse_br_ring(argc, argv, &br, &id);
@@ -416,7 +432,7 @@ static int cmd_kernel(int argc, char **argv)
 			fprintf(stderr, "mrpctl: hint: the ring id may exist "
 				"already, a port may not belong to the bridge "
 				"or be in another ring\n");
-		return err ? kerr("add", err) : 0;
+		return err ? kerr("add", err) : kdone();
 	}
 	if (!strcmp(c, "del")) {
 		struct find_ring f = { br, id, false, { 0 } };
@@ -434,21 +450,21 @@ static int cmd_kernel(int argc, char **argv)
 		}
 		err = mrp_nl_ring_del(&nl, br, id, f.r.p_ifindex,
 				      f.r.s_ifindex);
-		return err ? kerr("del", err) : 0;
+		return err ? kerr("del", err) : kdone();
 	}
 	if (!strcmp(c, "role")) {
 		if (argc != 1 || (v = mrp_parse_role(argv[0])) < 0)
 			return usage_err("kernel role: expected "
 					 "mrm|mrc|mra|disabled");
 		err = mrp_nl_ring_role(&nl, br, id, (uint32_t)v);
-		return err ? kerr("role", err) : 0;
+		return err ? kerr("role", err) : kdone();
 	}
 	if (!strcmp(c, "state")) {
 		if (argc != 1 || (v = mrp_parse_ring_state(argv[0])) < 0)
 			return usage_err("kernel state: expected "
 					 "open|closed");
 		err = mrp_nl_ring_state(&nl, br, id, (uint32_t)v);
-		return err ? kerr("state", err) : 0;
+		return err ? kerr("state", err) : kdone();
 	}
 	if (!strcmp(c, "test")) {
 		uint32_t interval = 0, max_miss = 0, period = 0;
@@ -494,7 +510,7 @@ static int cmd_kernel(int argc, char **argv)
 					 "max-miss N period US");
 		err = mrp_nl_start_test(&nl, br, id, interval, max_miss,
 					period, monitor);
-		return err ? kerr("test", err) : 0;
+		return err ? kerr("test", err) : kdone();
 	}
 	return usage_err("kernel: unknown command '%s'", c);
 }

@@ -77,6 +77,7 @@ struct ring {
 	uint64_t created_us;
 	struct counters c;
 	char last_err[200];
+	char kernel_warn[300];	/* what the kernel warned of, e.g. software */
 };
 
 struct client {
@@ -156,6 +157,24 @@ static void logmsg(int level, const char *fmt, ...)
 
 #define LOG(...) logmsg(0, __VA_ARGS__)
 #define DBG(...) logmsg(1, __VA_ARGS__)
+
+/*
+ * A request the kernel accepted may come with a warning, e.g. that the
+ * switch's driver left the ring to the bridge's software: keep the last
+ * one to show, and log it once.
+ */
+static void ring_warn(struct ring *r, const char *what)
+{
+	char w[sizeof(r->kernel_warn)];
+
+	if (!g.req.ext_msg[0])
+		return;
+	snprintf(w, sizeof(w), "%s: %s", what, g.req.ext_msg);
+	if (!strcmp(w, r->kernel_warn))
+		return;
+	memcpy(r->kernel_warn, w, sizeof(w));
+	LOG("%s ring %u: kernel warning: %s", r->br_name, r->id, w);
+}
 
 static void ring_err(struct ring *r, const char *what, int err)
 {
@@ -237,6 +256,8 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 					       a->a);
 			if (err)
 				ring_err(r, "ring role", err);
+			else
+				ring_warn(r, "ring role");
 			break;
 		case MRP_ACT_RING_STATE:
 			err = mrp_nl_ring_state(&g.req, r->br_ifindex, r->id,
@@ -252,6 +273,8 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 						a->a, a->b, a->c, a->d);
 			if (err)
 				ring_err(r, "start test", err);
+			else
+				ring_warn(r, "start test");
 			break;
 		case MRP_ACT_SEND_TOPO:
 			for (pi = 0; pi < 2; pi++) {
@@ -645,6 +668,8 @@ static int ring_create(const struct ring_args *a, bool adopt, char *err,
 	r->next = g.rings;
 	g.rings = r;
 	g.nrings++;
+	if (!adopt)
+		ring_warn(r, "ring");
 	ring_start(r, &q);
 	if (r->c.nl_err) {
 		/* The kernel refused part of the setup (e.g. the role):
@@ -1117,6 +1142,8 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  sm->st.stale_link_rx, sm->st.stale_loss);
 	if (r->last_err[0])
 		sb_printf(b, "  last error: %s\n", r->last_err);
+	if (r->kernel_warn[0])
+		sb_printf(b, "  kernel warning: %s\n", r->kernel_warn);
 }
 
 static void show_ring_json(struct sbuf *b, const struct ring *r)
@@ -1182,6 +1209,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  (unsigned long long)r->c.link_glitches);
 	sb_printf(b, ",\"last_error\":");
 	sb_json_str(b, r->last_err);
+	sb_printf(b, ",\"kernel_warning\":");
+	sb_json_str(b, r->kernel_warn);
 	sb_printf(b, "}");
 }
 
@@ -1414,6 +1443,10 @@ static void handle_request(struct client *c, char *line)
 		if (e) {
 			g.bad_requests++;
 			reply_err(&c->out, e, err);
+		} else if (g.rings->kernel_warn[0]) {
+			/* ring_create() put the new ring first */
+			sb_printf(&c->out, "ok\nwarning: %s\n.\n",
+				  g.rings->kernel_warn);
 		} else {
 			sb_printf(&c->out, "ok\n.\n");
 		}
