@@ -176,6 +176,32 @@ static void ring_warn(struct ring *r, const char *what)
 	LOG("%s ring %u: kernel warning: %s", r->br_name, r->id, w);
 }
 
+/*
+ * Malformed frames are counted, and logged at most MALFORMED_LOG_MAX a
+ * second: whoever sends them must not be able to fill the log, nor keep
+ * the daemon writing it while the ring needs it.
+ */
+#define MALFORMED_LOG_MAX 10
+
+static bool malformed_log_ok(uint64_t now)
+{
+	static uint64_t window;
+	static unsigned int n, skipped;
+
+	if (now - window >= 1000000) {
+		if (skipped)
+			DBG("%u more malformed MRP frames not logged", skipped);
+		window = now;
+		n = skipped = 0;
+	}
+	if (n < MALFORMED_LOG_MAX) {
+		n++;
+		return true;
+	}
+	skipped++;
+	return false;
+}
+
 static void ring_err(struct ring *r, const char *what, int err)
 {
 	r->c.nl_err++;
@@ -1013,8 +1039,9 @@ static void handle_packet(void)
 		pe = mrp_parse(buf, (size_t)n, &pdu);
 		if (pe != MRP_PARSE_OK) {
 			r->c.rx_malformed++;
-			DBG("%s: malformed MRP frame: %s", r->port[pi].name,
-			    mrp_parse_strerror(pe));
+			if (malformed_log_ok(now_us()))
+				DBG("%s: malformed MRP frame: %s",
+				    r->port[pi].name, mrp_parse_strerror(pe));
 			continue;
 		}
 		if (pdu.has_common &&
