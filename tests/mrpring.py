@@ -51,7 +51,7 @@ def cut(vm, c, up=False):
     """Cut cable c at both ends (up=True: restore it): the host sets the
     QEMU links of a switch cable, a veth pair is set down in the guest."""
     a, b = cable_ends(vm, c)
-    if vm.topo.switches:
+    if not hasattr(vm, "ring_ports"):       # switch ports, QEMU cables
         vm.set_link(a, up)
         vm.set_link(b, up)
     else:

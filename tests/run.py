@@ -189,6 +189,9 @@ def run_guest_module(res, path, pattern, keep):
         res.report("%s: guest log has no kernel splat" % base, not splats,
                    None, "\n".join(splats[:40]))
     if keep:
+        if leaks:
+            with open(os.path.join(workdir, "kmemleak.txt"), "w") as f:
+                f.write(leaks)
         print("# guest %s: logs in %s" % (base, workdir))
 
 

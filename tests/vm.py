@@ -96,6 +96,7 @@ class Topology:
         self.extra = []      # more QEMU arguments (host-side netdevs)
         self.traces = []     # QEMU trace events logged to trace_file
         self.trace_file = "trace.log"
+        self.injectors = []  # host UDP ways in for frames (injector())
 
     def switch(self, ports=2, mrp=True, **opts):
         self.switches.append({"ports": ports, "mrp": mrp, "opts": opts})
@@ -169,11 +170,36 @@ class Topology:
             t.cable((i, 1), (i + 1, 0))
         return t
 
+    def injector(self, cable=None, port=None):
+        """A way in for frames from the host (VM.inject()): a UDP socket
+        netdev, each datagram sent to it one Ethernet frame, joined to the
+        hub of cable number `cable` (both of its ports receive every
+        frame) or plugged into switch port `port`, a (switch, port) with
+        no cable.  A cable's hub with a third port has no link-partner
+        model (qemu-dev's mrpsim.c): only cut such a cable at both ends.
+        Returns the injector's number."""
+        if (cable is None) == (port is None):
+            raise ValueError("an injector goes on a cable or a port")
+        ports = []
+        for _ in range(2):
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.bind(("127.0.0.1", 0))
+                ports.append(s.getsockname()[1])
+        self.injectors.append({"cable": cable, "port": port,
+                               "qemu": ports[0], "host": ports[1]})
+        return len(self.injectors) - 1
+
     def qemu_args(self, workdir="."):
         if len(self.switches) > self.MAX_SWITCHES:
             raise ValueError("at most %d switches" % self.MAX_SWITCHES)
         args = []
         cabled = {}
+        for n, inj in enumerate(self.injectors):
+            args += ["-netdev", "socket,id=inj%d,udp=127.0.0.1:%d,"
+                     "localaddr=127.0.0.1:%d" % (n, inj["host"], inj["qemu"])]
+            if inj["cable"] is not None:
+                args += ["-netdev", "hubport,id=inj%dh,hubid=%d,netdev=inj%d"
+                         % (n, 100 + inj["cable"], n)]
         for hub, (a, b) in enumerate(self.cables):
             for sw, port in (a, b):
                 nd = self.netdev(sw, port)
@@ -214,6 +240,9 @@ class Topology:
             for end_sw, port in (a, b):
                 if end_sw == i:
                     props["netdev%d" % port] = self.netdev(i, port)
+        for n, inj in enumerate(self.injectors):
+            if inj["port"] is not None and inj["port"][0] == i:
+                props["netdev%d" % inj["port"][1]] = "inj%d" % n
         return props
 
     def guest_memory(self):
@@ -502,6 +531,17 @@ class VM:
                    "exit %d, summary %r\n%s" % (status, summary, out[-3000:]))
 
     # -- host side ---------------------------------------------------------
+    def inject(self, n, frames, gap=0.002):
+        """Send frames (bytes) into the guest's switches through injector
+        n of the topology (Topology.injector()), gap seconds apart: QEMU's
+        socket receive buffer (rmem_default) holds a few hundred frames,
+        and drops the rest silently when QEMU's main loop lags."""
+        port = self.topo.injectors[n]["qemu"]
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for f in frames:
+                s.sendto(f, ("127.0.0.1", port))
+                time.sleep(gap)
+
     def set_link(self, netdev, up):
         self.qmp.cmd("set_link", name=netdev, up=bool(up))
 
