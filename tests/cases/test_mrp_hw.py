@@ -5,6 +5,7 @@ bridge's ring-open notifications.  tests/mrpring.py has the scenarios,
 shared with the software fallback (test_mrp_sw.py).
 """
 
+import json
 import os
 
 import mrpcables as C
@@ -78,6 +79,29 @@ def test_no_test_frame_reaches_mrm_cpu(vm):
 
 def test_period_zero_tests_nothing(vm):
     R.period_zero_tests_nothing(vm, INTERVAL)
+
+
+def test_deleted_ring_leaves_no_ring_open(vm):
+    """A ring deleted while open: its ports forward again, and report no
+    loss of continuity any more (patches/0012; the bridge kept the flags,
+    and a ring made next on the ports began "open")."""
+    R.arm(vm, True, "true")
+    R.cut(vm, 1)
+    R.harvest(vm)
+    try:
+        out = vm.check(R.in_ns(0, "mrpctl -j monitor --changes --count 2 "
+                                  "--timeout 10000 -- mrpctl kernel del "
+                                  "br0 ring %d" % R.RING))
+        evs = [e for e in map(json.loads, (x for x in out.splitlines()
+                                           if x.startswith("{")))
+               if "ifname" in e]    # not the line for the command
+        assert sorted((e["ifname"], e["ring_open"]) for e in evs) == [
+            ("s0p0", False), ("s0p1", False)], out
+    finally:
+        R.configure_mrp(vm, INTERVAL, only=[0])
+        R.cut(vm, 1, up=True)
+    vm.check(R.in_ns(0, "wait_for 10000 stat_gt s0p0 hw_mrp_test_rx %d" %
+                     R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_rx")))
 
 
 # With mrpd on every node: each MRP frame crosses each cable once per
