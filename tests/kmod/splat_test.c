@@ -11,7 +11,12 @@
  *
  * Every trigger returns: the bugs are real but bounded (the leak is a few
  * bytes, the stall and the hung task last as long as asked).  Load it only
- * into a guest that is meant to splat.
+ * into a guest that is meant to splat; the one exception is
+ *
+ *   echo 'rtnl 3000' > /sys/kernel/debug/splat_test/trigger
+ *
+ * which holds RTNL for 3 s and reports nothing, for a test of what must not
+ * wait for RTNL (tests/cases/test_mrp_hw.py).
  */
 
 #include <linux/atomic.h>
@@ -23,6 +28,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -151,6 +157,14 @@ static void splat_spin(unsigned int ms)
 	preempt_enable();
 }
 
+/* Not a bug: RTNL held for a while, as a busy system holds it. */
+static void splat_rtnl(unsigned int ms)
+{
+	rtnl_lock();
+	msleep(ms);
+	rtnl_unlock();
+}
+
 static ssize_t splat_trigger_write(struct file *file, const char __user *ubuf,
 				   size_t len, loff_t *ppos)
 {
@@ -192,6 +206,8 @@ static ssize_t splat_trigger_write(struct file *file, const char __user *ubuf,
 		splat_hung(arg);
 	else if (!strcmp(buf, "spin") && arg && arg <= 60000)
 		splat_spin(arg);
+	else if (!strcmp(buf, "rtnl") && arg && arg <= 60000)
+		splat_rtnl(arg);
 	else
 		return -EINVAL;
 	return len;

@@ -157,12 +157,13 @@ struct mrpsim;
  * @bridge: bridge the port is offloaded to, or NULL (RTNL)
  * @stp_state: bridge port state (BR_STATE_*) (RTNL)
  * @hw_up: the rings run and NAPI is enabled (RTNL)
- * @mrp: MRP ring the port belongs to, or NULL (RTNL)
+ * @mrp: MRP ring the port belongs to, or NULL (RTNL and sw->mrp_lock)
  * @mrp_state: MRPSIM_PORT_MRP_LOST: the engine's last loss/regain event;
  *	MRPSIM_PORT_CARRIER_DEFERRED: a link-up waits for mrpsim_mrp_work()
  * @mrp_changes: loss/regain events not yet reported to the bridge
  * @mrp_hw: engine instance of the last loss/regain event
- * @mrp_reported: loss of continuity last reported to the bridge (RTNL)
+ * @mrp_reported: loss of continuity last reported to the bridge
+ *	(sw->mrp_lock)
  * @restart_work: restarts the rings after the device halted one
  * @irq_name: name of @irq
  */
@@ -191,7 +192,8 @@ struct mrpsim_port {
 };
 
 /**
- * struct mrpsim_mrp - an MRP ring instance of a bridge (RTNL)
+ * struct mrpsim_mrp - an MRP ring instance of a bridge (RTNL and
+ *	sw->mrp_lock to change it, either to read it)
  * @br: bridge owning the ring, NULL when the entry is free
  * @p_dev: primary ring port
  * @s_dev: secondary ring port
@@ -256,6 +258,7 @@ struct mrpsim {
 	unsigned int evq_tail;
 	unsigned int ev_irq;
 	spinlock_t cnt_lock; /* latched counter reads */
+	struct mutex mrp_lock; /* ring table, for mrpsim_mrp_work() */
 	struct mrpsim_mrp mrp[MRPSIM_MAX_MRP];
 	unsigned long mrp_test_done;
 	struct work_struct mrp_work;

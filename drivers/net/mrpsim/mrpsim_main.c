@@ -325,6 +325,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	sw->pdev = pdev;
 	spin_lock_init(&sw->cnt_lock);
+	mutex_init(&sw->mrp_lock);
 	INIT_WORK(&sw->mrp_work, mrpsim_mrp_work);
 	mrpsim_mrp_init(sw);
 	pci_set_drvdata(pdev, sw);

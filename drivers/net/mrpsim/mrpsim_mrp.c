@@ -51,8 +51,14 @@
  * "not handled" (-EOPNOTSUPP), which switchdev ignores when another port
  * handled the object, so the owner's answer is the switch's answer.
  *
- * Everything here runs under RTNL, except mrpsim_mrp_event() which runs
- * in the event interrupt thread.
+ * The switchdev handlers here run under RTNL and change the ring table
+ * (sw->mrp[], each port's mrp) under sw->mrp_lock as well.
+ * mrpsim_mrp_work() reports loss and regain with that lock alone: the
+ * bridge needs no RTNL for them (br_mrp_ring_port_open()), and a report
+ * must not wait behind whatever holds RTNL (a daemon's netlink requests,
+ * an FDB flush).  mrpsim_mrp_event() and mrpsim_mrp_resync() run in the
+ * event interrupt thread and read the table without locks; the work
+ * checks what they found.
  */
 
 #include <linux/bitfield.h>
@@ -526,25 +532,37 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 		       const struct switchdev_obj *obj,
 		       struct netlink_ext_ack *extack)
 {
+	struct mrpsim *sw = port->sw;
+	int err;
+
 	ASSERT_RTNL();
 
+	mutex_lock(&sw->mrp_lock);
 	switch (obj->id) {
 	case SWITCHDEV_OBJ_ID_MRP:
-		return mrpsim_mrp_add(port, SWITCHDEV_OBJ_MRP(obj), extack);
+		err = mrpsim_mrp_add(port, SWITCHDEV_OBJ_MRP(obj), extack);
+		break;
 	case SWITCHDEV_OBJ_ID_RING_ROLE_MRP:
-		return mrpsim_mrp_role_add(port,
-					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj),
-					   extack);
+		err = mrpsim_mrp_role_add(port,
+					  SWITCHDEV_OBJ_RING_ROLE_MRP(obj),
+					  extack);
+		break;
 	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
-		return mrpsim_mrp_test_add(port,
-					   SWITCHDEV_OBJ_RING_TEST_MRP(obj),
-					   extack);
+		err = mrpsim_mrp_test_add(port,
+					  SWITCHDEV_OBJ_RING_TEST_MRP(obj),
+					  extack);
+		break;
 	case SWITCHDEV_OBJ_ID_RING_STATE_MRP:
-		return mrpsim_mrp_state_add(port,
-					    SWITCHDEV_OBJ_RING_STATE_MRP(obj));
+		err = mrpsim_mrp_state_add(port,
+					   SWITCHDEV_OBJ_RING_STATE_MRP(obj));
+		break;
 	default:
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		break;
 	}
+	mutex_unlock(&sw->mrp_lock);
+
+	return err;
 }
 
 /**
@@ -557,20 +575,31 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 int mrpsim_mrp_obj_del(struct mrpsim_port *port,
 		       const struct switchdev_obj *obj)
 {
+	struct mrpsim *sw = port->sw;
+	int err;
+
 	ASSERT_RTNL();
 
+	mutex_lock(&sw->mrp_lock);
 	switch (obj->id) {
 	case SWITCHDEV_OBJ_ID_MRP:
-		return mrpsim_mrp_del(port, SWITCHDEV_OBJ_MRP(obj));
+		err = mrpsim_mrp_del(port, SWITCHDEV_OBJ_MRP(obj));
+		break;
 	case SWITCHDEV_OBJ_ID_RING_ROLE_MRP:
-		return mrpsim_mrp_role_del(port,
-					   SWITCHDEV_OBJ_RING_ROLE_MRP(obj));
+		err = mrpsim_mrp_role_del(port,
+					  SWITCHDEV_OBJ_RING_ROLE_MRP(obj));
+		break;
 	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
-		return mrpsim_mrp_test_del(port,
-					   SWITCHDEV_OBJ_RING_TEST_MRP(obj));
+		err = mrpsim_mrp_test_del(port,
+					  SWITCHDEV_OBJ_RING_TEST_MRP(obj));
+		break;
 	default:
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		break;
 	}
+	mutex_unlock(&sw->mrp_lock);
+
+	return err;
 }
 
 /**
@@ -586,11 +615,18 @@ int mrpsim_mrp_obj_del(struct mrpsim_port *port,
  */
 int mrpsim_mrp_port_role_set(struct mrpsim_port *port, u8 role)
 {
-	struct mrpsim_mrp *mrp = port->mrp;
 	struct mrpsim *sw = port->sw;
+	struct mrpsim_mrp *mrp;
+	int err = 0;
 
-	if (!mrp)
-		return -EOPNOTSUPP;
+	ASSERT_RTNL();
+
+	mutex_lock(&sw->mrp_lock);
+	mrp = port->mrp;
+	if (!mrp) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 
 	switch (role) {
 	case BR_MRP_PORT_ROLE_PRIMARY:
@@ -600,14 +636,17 @@ int mrpsim_mrp_port_role_set(struct mrpsim_port *port, u8 role)
 		mrp->s_dev = port->netdev;
 		break;
 	default:
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+		goto out;
 	}
 
 	if (mrp->hw != MRPSIM_MRP_NO_HW && mrp->p_dev != mrp->s_dev)
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_PORTS,
 				 mrpsim_mrp_ports_val(mrp));
+out:
+	mutex_unlock(&sw->mrp_lock);
 
-	return 0;
+	return err;
 }
 
 /**
@@ -624,6 +663,7 @@ void mrpsim_mrp_port_leave(struct mrpsim_port *port)
 
 	ASSERT_RTNL();
 
+	mutex_lock(&sw->mrp_lock);
 	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
 		struct mrpsim_mrp *mrp = &sw->mrp[i];
 
@@ -635,6 +675,7 @@ void mrpsim_mrp_port_leave(struct mrpsim_port *port)
 			mrpsim_mrp_free(sw, mrp);
 		}
 	}
+	mutex_unlock(&sw->mrp_lock);
 }
 
 /**
@@ -690,7 +731,8 @@ static unsigned int mrpsim_mrp_port_take(struct mrpsim_port *port, bool *lost)
 	 */
 	if (!mrp || !mrp->test_hw || mrp->hw != READ_ONCE(port->mrp_hw) ||
 	    (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev) ||
-	    !netif_is_bridge_port(port->netdev) || port->bridge != mrp->br)
+	    !netif_is_bridge_port(port->netdev) ||
+	    READ_ONCE(port->bridge) != mrp->br)
 		return 0;
 	return changes > 1 && *lost == port->mrp_reported ? 2 : 1;
 }
@@ -731,7 +773,7 @@ void mrpsim_mrp_work(struct work_struct *work)
 	unsigned int i;
 	int hw;
 
-	rtnl_lock();
+	mutex_lock(&sw->mrp_lock);
 	for (hw = 0; hw < sw->num_rings; hw++)
 		if (test_and_clear_bit(hw, &sw->mrp_test_done))
 			mrpsim_mrp_test_done(sw, hw);
@@ -753,7 +795,7 @@ void mrpsim_mrp_work(struct work_struct *work)
 		if (test_and_clear_bit(MRPSIM_PORT_CARRIER_DEFERRED,
 				       &sw->ports[i]->mrp_state))
 			mrpsim_port_update_carrier(sw->ports[i]);
-	rtnl_unlock();
+	mutex_unlock(&sw->mrp_lock);
 }
 
 /**
@@ -763,7 +805,7 @@ void mrpsim_mrp_work(struct work_struct *work)
  * Called from the event interrupt thread when events were lost.  A port
  * whose lost flag in the engine differs from the last event's is reported
  * as if its event had arrived.  The ring table is read without RTNL:
- * mrpsim_mrp_port_take() checks what it found against it under RTNL.
+ * mrpsim_mrp_port_take() checks what it found against it under mrp_lock.
  */
 void mrpsim_mrp_resync(struct mrpsim *sw)
 {
@@ -830,7 +872,7 @@ bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
  * @ev: the event, with its port (for loss and regain) and ring validated
  *
  * Called from the event interrupt thread; the bridge is told from
- * process context with RTNL held, by mrpsim_mrp_work().
+ * process context, by mrpsim_mrp_work().
  */
 void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 {
