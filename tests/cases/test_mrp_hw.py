@@ -81,6 +81,30 @@ def test_period_zero_tests_nothing(vm):
     R.period_zero_tests_nothing(vm, INTERVAL)
 
 
+def test_fresh_test_clears_a_stale_ring_open(vm):
+    """A switch forgets its lost flags when a test stops, here at the end
+    of its period with cable 1 cut, and tells no one.  A test started
+    afresh on the mended, closed ring gets its frames back without a loss,
+    so no regain either: the bridge went on reporting both ports open.
+    The driver takes the new test's state and reports them not lost."""
+    short = "mrpctl kernel test br0 ring %d interval %d max-miss 3 " \
+        "period %%d" % (R.RING, INTERVAL)
+    R.arm(vm, True, "true")             # the ring stays closed, blocked
+    vm.check(R.in_ns(0, short % 3000000))
+    R.cut(vm, 1)
+    R.harvest(vm)
+    # the test ends with both ports lost
+    vm.check(R.in_ns(0, "wait_for 10000 stat_still s0p0 hw_mrp_test_tx"))
+    R.cut(vm, 1, up=True)
+    out = vm.check(R.in_ns(0, "mrpctl -j monitor --changes --count 2 "
+                              "--timeout 10000 -- " + short % R.PERIOD))
+    evs = [e for e in map(json.loads, (x for x in out.splitlines()
+                                       if x.startswith("{")))
+           if "ifname" in e]        # not the line for the command
+    assert sorted((e["ifname"], e["ring_open"]) for e in evs) == [
+        ("s0p0", False), ("s0p1", False)], out
+
+
 def test_deleted_ring_leaves_no_ring_open(vm):
     """A ring deleted while open: its ports forward again, and report no
     loss of continuity any more (patches/0012; the bridge kept the flags,

@@ -150,6 +150,18 @@ static uint32_t mrd(Sw *sw, int ring, uint32_t off)
     return rd(sw, MRPSIM_MRP_BASE(ring) + off);
 }
 
+/* MRP STATUS of instance @ring without its test generation (mgen()) */
+static uint32_t mstatus(Sw *sw, int ring)
+{
+    return mrd(sw, ring, MRPSIM_MRP_STATUS) & ~MRPSIM_MRP_STATUS_GEN_MASK;
+}
+
+static uint32_t mgen(Sw *sw, int ring)
+{
+    return (mrd(sw, ring, MRPSIM_MRP_STATUS) & MRPSIM_MRP_STATUS_GEN_MASK) >>
+           MRPSIM_MRP_STATUS_GEN_SHIFT;
+}
+
 static void mwr(Sw *sw, int ring, uint32_t off, uint32_t val)
 {
     wr(sw, MRPSIM_MRP_BASE(ring) + off, val);
@@ -363,6 +375,13 @@ static void expect_ev(Ctx *t, Sw *sw, uint8_t type, uint8_t port,
     g_assert_cmpuint(ev.type, ==, type);
     g_assert_cmpuint(ev.port, ==, port);
     g_assert_cmpuint(ev.ring, ==, ring);
+    if (type == MRPSIM_EV_MRP_LOSS || type == MRPSIM_EV_MRP_REGAIN ||
+        type == MRPSIM_EV_TEST_DONE) {
+        /* raised by the instance's current (or last) test */
+        g_assert_cmphex(ev.data, ==, data | mgen(sw, ring) <<
+                        MRPSIM_EV_MRP_GEN_SHIFT);
+        return;
+    }
     g_assert_cmphex(ev.data, ==, data);
 }
 
@@ -964,7 +983,7 @@ static void check_power_on(Ctx *t, Sw *sw)
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_MAX_MISS), ==, 3);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_PERIOD), ==, 0);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_CTRL), ==, 0);
-    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mstatus(sw, 0), ==, 0);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_SEQ_ID), ==, 0);
 }
 
@@ -981,7 +1000,7 @@ static void start_mrm(Sw *sw, uint32_t role, uint32_t iv, uint32_t max_miss)
     mwr(sw, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
     mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
     g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
-    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(sw, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
 }
 
@@ -1142,7 +1161,7 @@ static void do_test_mrm_frames(uint32_t role)
 
     /* RUN = 0 stops the generator */
     mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mstatus(a, 0), ==, 0);
     qtest_clock_step(t->qts, 10 * iv * 1000);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 120);
     shutdown_ctx(t);
@@ -1201,7 +1220,7 @@ static void test_mrm_loss(void)
     for (k = 0; k < 10; k++) {
         ring_step(t, &own, true);
     }
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TEST_MISSED), ==, 0);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, own);
@@ -1224,13 +1243,13 @@ static void test_mrm_loss(void)
         ring_step(t, &own, false);
         expect_no_ev(t, a);
     }
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     ring_step(t, &own, false);
     expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
     expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
     expect_no_ev(t, a);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
                     MRPSIM_MRP_STATUS_S_LOST);
     g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_LOSS), ==, 1);
@@ -1248,7 +1267,7 @@ static void test_mrm_loss(void)
     ring_step(t, &own, true);
     expect_ev(t, a, MRPSIM_EV_MRP_REGAIN, 1, 0, 1);
     expect_ev(t, a, MRPSIM_EV_MRP_REGAIN, 0, 0, 0);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_REGAIN), ==, 1);
     ring_step(t, &own, true);
@@ -1418,7 +1437,7 @@ static void test_report_open(void)
 
     /* the test ends; the cable is mended meanwhile */
     mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mstatus(a, 0), ==, 0);
     set_link(t, "a1", true);
     set_link(t, "b1", true);
     expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
@@ -1676,7 +1695,7 @@ static void test_mrp_regs(void)
     mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
     mwr(sw, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
     expect_err(sw, MRPSIM_ERR_REG, 0xff);
-    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(mstatus(sw, 0), ==, 0);
     /* ring state: a change counts a transition, a bad value does not */
     mwr(sw, 0, MRPSIM_MRP_RING_STATE, 1);
     mwr(sw, 0, MRPSIM_MRP_RING_STATE, 1);
@@ -1720,6 +1739,56 @@ static void test_no_mra(void)
     shutdown_ctx(t);
 }
 
+/*
+ * A test started afresh has a new generation in STATUS[15:8], and its
+ * MRP events carry it: a driver can tell a stopped test's late events
+ * from the next test's.  Rewriting RUN of a running test keeps it, the
+ * counter wraps, and a reset clears it.
+ */
+static void expect_losses(Ctx *t, Sw *sw, uint32_t gen)
+{
+    Ev ev;
+    int w;
+
+    qtest_clock_step(t->qts, 4 * IV_US * 1000);
+    for (w = 0; w < 2; w++) {
+        g_assert(ev_next(t, sw, &ev));
+        g_assert_cmpuint(ev.type, ==, MRPSIM_EV_MRP_LOSS);
+        g_assert_cmphex(ev.data, ==, w | gen << MRPSIM_EV_MRP_GEN_SHIFT);
+    }
+    expect_no_ev(t, sw);
+}
+
+static void test_generation(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0];
+    int k;
+
+    evq_setup(t, a, EVQ_SIZE);
+    g_assert_cmpuint(mgen(a, 0), ==, 0);
+    /* b is no MRC: a's test frames never come back */
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    expect_losses(t, a, 1);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    g_assert_cmpuint(mgen(a, 0), ==, 2);
+    expect_losses(t, a, 2);
+    for (k = 0; k < 254; k++) {
+        mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+        mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN);
+    }
+    g_assert_cmpuint(mgen(a, 0), ==, 0);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING);
+    wr(a, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    shutdown_ctx(t);
+}
+
 static void test_period(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -1730,14 +1799,15 @@ static void test_period(void)
     mwr(a, 0, MRPSIM_MRP_TEST_PERIOD, 3500);
     start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 100);
     qtest_clock_step(t->qts, 3499000);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     expect_no_ev(t, a);
     qtest_clock_step(t->qts, 1000);
     g_assert(ev_next(t, a, &ev));
     g_assert_cmpuint(ev.type, ==, MRPSIM_EV_TEST_DONE);
     g_assert_cmpuint(ev.ring, ==, 0);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==, 0);
+    g_assert_cmphex(ev.data, ==, 1 << MRPSIM_EV_MRP_GEN_SHIFT);
+    g_assert_cmphex(mstatus(a, 0), ==, 0);
     g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_TEST_CTRL), ==, 0);
     /* 4 ticks: 0, 1, 2, 3 ms */
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 4);
@@ -1852,7 +1922,7 @@ static void test_evq_self_dma(void)
         qtest_clock_step(t->qts, IV_US * 1000);
     }
     expect_evq_refused(a, 4);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
                     MRPSIM_MRP_STATUS_S_LOST);
     evq_at(t, a, msix);
@@ -1923,7 +1993,7 @@ static void test_migrate(void)
 
     g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 2);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 2);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
     g_assert_cmphex(mrd(b, 1, MRPSIM_MRP_ROLE), ==, MRPSIM_ROLE_MRC);
@@ -1932,7 +2002,7 @@ static void test_migrate(void)
         ring_step(dst, &own, true);
     }
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 12);
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     expect_no_ev(dst, a);
     /* rings and the event queue work on */
@@ -2114,7 +2184,7 @@ static void test_migrate_bad_stream(void)
     qtest_qmp_eventwait(dst->qts, "RESUME");
     take_over(src, dst, 2);
     a = &dst->sw[0];
-    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_STATUS), ==,
+    g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     qtest_clock_step(dst->qts, (int64_t)MIG_IV_US * 1000);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 4);
@@ -2161,6 +2231,7 @@ int main(int argc, char **argv)
                    test_mrc_ring_no_recursion);
     qtest_add_func("/mrpsim/malformed", test_malformed);
     qtest_add_func("/mrpsim/test-period", test_period);
+    qtest_add_func("/mrpsim/test-generation", test_generation);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);

@@ -203,6 +203,8 @@ struct mrpsim_port {
  * @role: ring role requested by the bridge (BR_MRP_RING_ROLE_*)
  * @role_hw: the engine runs @role
  * @test_hw: the engine generates or monitors MRP_Test frames
+ * @gen: generation of the engine's current (or last) test; events of
+ *	another generation are stale (read without RTNL by the event thread)
  *
  * A ring is added to the switch that owns at least one of its ports.
  * With the MRP engine in use both ports are on this switch and @hw names
@@ -219,6 +221,7 @@ struct mrpsim_mrp {
 	u8 role;
 	bool role_hw;
 	bool test_hw;
+	u8 gen;
 };
 
 /**
@@ -242,6 +245,7 @@ struct mrpsim_mrp {
  * @mrp_work: reports engine events to the bridge
  * @errors: device errors by code
  * @bad_events: malformed events from the device
+ * @mrp_stale_events: MRP events of a test stopped since, dropped
  */
 struct mrpsim {
 	struct pci_dev *pdev;
@@ -264,6 +268,7 @@ struct mrpsim {
 	struct work_struct mrp_work;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;
+	atomic64_t mrp_stale_events;
 };
 
 static inline u32 mrpsim_read(struct mrpsim *sw, u32 reg)

@@ -56,6 +56,7 @@ enum mrpsim_sw_stat {
 	MRPSIM_SW_ERR_REG,
 	MRPSIM_SW_EVQ_DROPS,
 	MRPSIM_SW_BAD_EVENTS,
+	MRPSIM_SW_MRP_STALE_EVENTS,
 	MRPSIM_SW_NUM_STATS
 };
 
@@ -68,6 +69,7 @@ static const char * const mrpsim_sw_stat_names[MRPSIM_SW_NUM_STATS] = {
 	[MRPSIM_SW_ERR_REG]		= "sw_err_reg",
 	[MRPSIM_SW_EVQ_DROPS]		= "sw_evq_drops",
 	[MRPSIM_SW_BAD_EVENTS]		= "sw_bad_events",
+	[MRPSIM_SW_MRP_STALE_EVENTS]	= "sw_mrp_stale_events",
 };
 
 #define MRPSIM_NUM_STATS	(MRPSIM_PORT_NUM_COUNTERS + \
@@ -147,6 +149,8 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 	sw_data[MRPSIM_SW_ERR_REG] = atomic64_read(&sw->errors[MRPSIM_ERR_REG]);
 	sw_data[MRPSIM_SW_EVQ_DROPS] = mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS);
 	sw_data[MRPSIM_SW_BAD_EVENTS] = atomic64_read(&sw->bad_events);
+	sw_data[MRPSIM_SW_MRP_STALE_EVENTS] =
+		atomic64_read(&sw->mrp_stale_events);
 }
 
 static void mrpsim_get_ringparam(struct net_device *netdev,

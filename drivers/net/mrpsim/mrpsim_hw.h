@@ -223,6 +223,8 @@ enum mrpsim_port_counter {
 #define MRPSIM_MRP_STATUS_RUNNING	0x00000001
 #define MRPSIM_MRP_STATUS_P_LOST	0x00000002
 #define MRPSIM_MRP_STATUS_S_LOST	0x00000004
+#define MRPSIM_MRP_STATUS_GEN_MASK	0x0000ff00	/* test generation */
+#define MRPSIM_MRP_STATUS_GEN_SHIFT	8
 #define MRPSIM_MRP_SEQ_ID		0x44	/* RO, last sequence id */
 
 #define MRPSIM_TEST_INTERVAL_MIN	100	/* us */
@@ -264,5 +266,11 @@ enum mrpsim_event_type {
 	MRPSIM_EV_ERROR		= 4,	/* data: MRPSIM_REG_ERR_INFO value */
 	MRPSIM_EV_TEST_DONE	= 5,	/* test period ended for ring */
 };
+
+/* MRP_LOSS, MRP_REGAIN, TEST_DONE: data [15:8] is the generation of the
+ * test that raised the event (MRPSIM_MRP_STATUS_GEN when it was raised).
+ */
+#define MRPSIM_EV_MRP_GEN_MASK		0x0000ff00
+#define MRPSIM_EV_MRP_GEN_SHIFT		8
 
 #endif /* MRPSIM_HW_H */

@@ -418,13 +418,48 @@ static int mrpsim_mrp_role_del(struct mrpsim_port *port,
 	return 0;
 }
 
+/* A test started afresh begins with no port lost, and no event tells the
+ * driver that the last test's lost flags are gone.  Take the engine's
+ * state.  A port the bridge was told is lost would stay so while the new
+ * test's frames come back; on a closed ring (as its manager set it) it is
+ * told it is not lost, as the engine sees it.  On an open ring the
+ * engine hands the first frame back to the CPU, and the bridge's manager
+ * clears the flag itself (see mrpsim_report_arm() in the device).
+ */
+static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	bool closed = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
+		      MRPSIM_RSTATE_CLOSED;
+	struct net_device *dev[2] = { mrp->p_dev, mrp->s_dev };
+	bool changed = false;
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct mrpsim_port *port = mrpsim_mrp_local(sw, dev[k]);
+
+		if (!port)
+			continue;
+		WRITE_ONCE(port->mrp_hw, mrp->hw);
+		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+		if (!closed || !port->mrp_reported)
+			continue;
+		/* Pairs with atomic_xchg() in mrpsim_mrp_port_take(). */
+		smp_mb__before_atomic();
+		atomic_inc(&port->mrp_changes);
+		changed = true;
+	}
+	if (changed)
+		schedule_work(&sw->mrp_work);
+}
+
 static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 			       const struct switchdev_obj_ring_test_mrp *test,
 			       struct netlink_ext_ack *extack)
 {
 	struct mrpsim *sw = port->sw;
 	struct mrpsim_mrp *mrp;
-	u32 ctrl;
+	u32 ctrl, status;
+	bool fresh;
 
 	mrp = mrpsim_mrp_get(port, test->obj.orig_dev, test->ring_id);
 	if (!mrp)
@@ -465,8 +500,14 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 		ctrl |= MRPSIM_TEST_CTRL_MONITOR;
 
 	/* Rewriting RUN restarts the interval and the period and keeps the
-	 * lost state of the ports.
+	 * lost state of the ports.  A test started afresh is a new
+	 * generation, which its events carry: take it before the engine
+	 * can raise one.
 	 */
+	status = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_STATUS);
+	fresh = !(status & MRPSIM_MRP_STATUS_RUNNING);
+	WRITE_ONCE(mrp->gen, FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) +
+			     fresh);
 	mrpsim_mrp_write_sa(sw, mrp);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_INTERVAL, test->interval);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_MAX_MISS, test->max_miss);
@@ -479,6 +520,8 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 		return -EIO;
 	}
 	mrp->test_hw = true;
+	if (fresh)
+		mrpsim_mrp_fresh_test(sw, mrp);
 
 	return 0;
 }
@@ -866,17 +909,41 @@ bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
 	return false;
 }
 
+/* Is @ev from the test the engine instance runs now, or from one stopped
+ * since?  Read without RTNL: a ring torn down meanwhile is caught under
+ * mrp_lock by mrpsim_mrp_port_take().
+ */
+static bool mrpsim_mrp_event_current(struct mrpsim *sw,
+				     const struct mrpsim_event *ev)
+{
+	u8 gen = FIELD_GET(MRPSIM_EV_MRP_GEN_MASK, le32_to_cpu(ev->data));
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (READ_ONCE(sw->mrp[i].hw) == ev->ring)
+			return READ_ONCE(sw->mrp[i].gen) == gen;
+
+	return false;
+}
+
 /**
  * mrpsim_mrp_event() - an MRP engine event arrived
  * @sw: the switch
  * @ev: the event, with its port (for loss and regain) and ring validated
  *
  * Called from the event interrupt thread; the bridge is told from
- * process context, by mrpsim_mrp_work().
+ * process context, by mrpsim_mrp_work().  An event of a
+ * test stopped since (another generation) is dropped and counted.
  */
 void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 {
 	struct mrpsim_port *port;
+
+	/* The mrpsim_event trace point shows it with its generation. */
+	if (!mrpsim_mrp_event_current(sw, ev)) {
+		atomic64_inc(&sw->mrp_stale_events);
+		return;
+	}
 
 	if (ev->type == MRPSIM_EV_TEST_DONE) {
 		set_bit(ev->ring, &sw->mrp_test_done);

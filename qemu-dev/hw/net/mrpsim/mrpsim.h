@@ -81,6 +81,7 @@ typedef struct MrpsimRing {
     int64_t end;                /* end of the test period, 0: none */
     uint32_t miss[2];
     uint32_t report_due;        /* bit w: own frame on ring port w to CPU */
+    uint32_t gen;               /* test generation, STATUS[15:8] */
 } MrpsimRing;
 
 typedef struct MrpsimFwd {

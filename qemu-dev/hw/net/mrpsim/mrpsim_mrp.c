@@ -60,6 +60,12 @@ static int64_t mrpsim_interval_ns(MrpsimRing *r)
     return (int64_t)r->interval * SCALE_US;
 }
 
+/* Data of an MRP event of @r: ring port @which, the test's generation. */
+static uint32_t mrpsim_ev_data(MrpsimRing *r, unsigned int which)
+{
+    return which | r->gen << MRPSIM_EV_MRP_GEN_SHIFT;
+}
+
 static uint32_t mrpsim_lost_bit(unsigned int which)
 {
     return which ? MRPSIM_MRP_STATUS_S_LOST : MRPSIM_MRP_STATUS_P_LOST;
@@ -170,7 +176,8 @@ static void mrpsim_monitor_tick(MrpsimRing *r, bool late)
             p->cnt[MRPSIM_CNT_MRP_LOSS]++;
             trace_mrpsim_mrp_loss(mrpsim_id(s), r->idx, p->idx,
                                   r->miss[which], mrpsim_clock_ns());
-            mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx, which);
+            mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx,
+                         mrpsim_ev_data(r, which));
         } else if (r->miss[which] < UINT32_MAX) {
             if (r->miss[which]) {
                 p->cnt[MRPSIM_CNT_MRP_TEST_MISSED]++;
@@ -197,7 +204,8 @@ static void mrpsim_monitor_seen(MrpsimRing *r, unsigned int which)
         p->cnt[MRPSIM_CNT_MRP_REGAIN]++;
         trace_mrpsim_mrp_regain(mrpsim_id(s), r->idx, p->idx,
                                 mrpsim_clock_ns());
-        mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx, which);
+        mrpsim_event(s, MRPSIM_EV_MRP_REGAIN, p->idx, r->idx,
+                     mrpsim_ev_data(r, which));
     }
 }
 
@@ -284,7 +292,8 @@ static void mrpsim_test_timer(void *opaque)
     if (r->end && now >= r->end) {
         mrpsim_test_stop(r);
         trace_mrpsim_mrp_test_done(r->idx);
-        mrpsim_event(r->s, MRPSIM_EV_TEST_DONE, MRPSIM_NONE, r->idx, 0);
+        mrpsim_event(r->s, MRPSIM_EV_TEST_DONE, MRPSIM_NONE, r->idx,
+                     mrpsim_ev_data(r, 0));
         return;
     }
     if (now >= r->deadline) {
@@ -314,6 +323,8 @@ static void mrpsim_test_start(MrpsimRing *r)
     int64_t now = mrpsim_clock_ns();
 
     if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+        /* a new test: its events are told from the last one's */
+        r->gen = (r->gen + 1) & 0xff;
         r->miss[0] = r->miss[1] = 0;
         r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
         mrpsim_report_arm(r);
@@ -379,6 +390,7 @@ static void mrpsim_ring_reset(MrpsimRing *r)
     r->end = 0;
     r->miss[0] = r->miss[1] = 0;
     r->report_due = 0;
+    r->gen = 0;
 }
 
 uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
@@ -422,7 +434,7 @@ uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
     case MRPSIM_MRP_TEST_CTRL:
         return r->test_ctrl;
     case MRPSIM_MRP_STATUS:
-        return r->status;
+        return r->status | r->gen << MRPSIM_MRP_STATUS_GEN_SHIFT;
     case MRPSIM_MRP_SEQ_ID:
         return r->seq_id;
     }
@@ -703,6 +715,24 @@ static bool mrpsim_ring_report_needed(void *opaque)
     return r->report_due;
 }
 
+static bool mrpsim_ring_gen_needed(void *opaque)
+{
+    MrpsimRing *r = opaque;
+
+    return r->gen;
+}
+
+static const VMStateDescription mrpsim_vmstate_ring_gen = {
+    .name = "mrpsim/ring/gen",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = mrpsim_ring_gen_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(gen, MrpsimRing),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 static const VMStateDescription mrpsim_vmstate_ring_report = {
     .name = "mrpsim/ring/report",
     .version_id = 1,
@@ -741,6 +771,7 @@ const VMStateDescription mrpsim_vmstate_ring = {
     },
     .subsections = (const VMStateDescription * []) {
         &mrpsim_vmstate_ring_report,
+        &mrpsim_vmstate_ring_gen,
         NULL
     }
 };
@@ -754,6 +785,7 @@ static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
     if (r->role > MRPSIM_ROLE_MRA ||
         (r->role == MRPSIM_ROLE_MRA && !s->mra) ||
         r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
+        r->gen > 0xff ||
         r->interval < MRPSIM_TEST_INTERVAL_MIN ||
         (r->test_ctrl & ~(MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR)) ||
         (r->status & ~(MRPSIM_MRP_STATUS_RUNNING | lost)) ||
