@@ -210,6 +210,31 @@ def test_event_queue_overflow_resyncs(vm):
     vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
 
 
+def test_event_queue_halt_restarts(vm):
+    """A DMA error writing an event halts the switch's event queue (the
+    driver's debugfs evq_fault points the queue at the switch's own
+    registers).  The device signals the event vector all the same, and the
+    driver restarts the queue and takes the carrier from the device: the
+    link change whose event was lost shows, and later events arrive."""
+    stat = "ip netns exec h0 sh -c '. /mrpsim/lib.sh; ethtool_stat s0p1 %s'"
+    wait = ("ip netns exec h0 sh -c '. /mrpsim/lib.sh; wait_for 5000 "
+            "carrier_is s0p1 %d'")
+    pci = vm.check("ip netns exec h0 sh -c 'basename $(readlink "
+                   "/sys/class/net/s0p1/device)'").strip()
+    vm.set_link("s0p1", True)
+    vm.check(wait % 1)
+    restarts = int(vm.check(stat % "sw_evq_restarts"))
+    dma = int(vm.check(stat % "sw_err_dma"))
+    vm.check("echo 1 > /sys/kernel/debug/mrpsim/%s/evq_fault" % pci)
+    vm.set_link("s0p1", False)
+    vm.check(wait % 0)
+    assert int(vm.check(stat % "sw_evq_restarts")) == restarts + 1
+    assert int(vm.check(stat % "sw_err_dma")) == dma + 1
+    vm.set_link("s0p1", True)
+    vm.check(wait % 1)
+    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+
+
 def test_rmmod_insmod_under_traffic(vm):
     for _ in range(3):
         vm.check("ip netns exec h0 ping -i 0.02 10.1.0.2 >/tmp/ping.log 2>&1 &"

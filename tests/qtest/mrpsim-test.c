@@ -1852,8 +1852,12 @@ static void evq_at(Ctx *t, Sw *sw, uint64_t base)
     wr(sw, MRPSIM_REG_ERR_STATUS, 0xffffffff);
 }
 
-/* The queue at @sw's own registers or MSI-X table took no event. */
-static void expect_evq_refused(Sw *sw, uint32_t drops)
+/*
+ * The queue at @sw's own registers or MSI-X table took no event: it
+ * halted, and said so on vector 0 when @fired (the first halt after the
+ * vector was unmasked).  The vector is unmasked again.
+ */
+static void expect_evq_refused(Ctx *t, Sw *sw, uint32_t drops, bool fired)
 {
     uint32_t v;
 
@@ -1866,7 +1870,9 @@ static void expect_evq_refused(Sw *sw, uint32_t drops)
     /* not reset, the MSI-X table not rewritten */
     g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_TXQ + MRPSIM_Q_CTRL), ==,
                     MRPSIM_Q_CTRL_EN);
-    g_assert_cmphex(rd(sw, MRPSIM_REG_IRQ_MASK), ==, 0x6);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_IRQ_MASK), ==, fired ? 0x7 : 0x6);
+    g_assert(msix_fired(t, sw, MRPSIM_VEC_EVENT) == fired);
+    wr(sw, MRPSIM_REG_IRQ_MASK_CLR, 1);
     for (v = 0; v < MRPSIM_NUM_VECS(sw->nports); v++) {
         uint64_t off = sw->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
 
@@ -1905,11 +1911,11 @@ static void test_evq_self_dma(void)
     /* set_link */
     evq_at(t, a, regs);
     set_link(t, "a0", false);
-    expect_evq_refused(a, 1);
+    expect_evq_refused(t, a, 1, true);
     g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
     evq_at(t, a, msix);
     set_link(t, "a0", true);
-    expect_evq_refused(a, 2);
+    expect_evq_refused(t, a, 2, true);
     g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==,
                     MRPSIM_PORT_STATUS_LINK);
     g_assert(!msix_fired(t, a, MRPSIM_VEC_EVENT));
@@ -1921,7 +1927,7 @@ static void test_evq_self_dma(void)
     for (k = 0; k < 4; k++) {
         qtest_clock_step(t->qts, IV_US * 1000);
     }
-    expect_evq_refused(a, 4);
+    expect_evq_refused(t, a, 4, true);
     g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING | MRPSIM_MRP_STATUS_P_LOST |
                     MRPSIM_MRP_STATUS_S_LOST);
@@ -1932,7 +1938,7 @@ static void test_evq_self_dma(void)
     for (k = 0; k < 4; k++) {
         qtest_clock_step(t->qts, IV_US * 1000);
     }
-    expect_evq_refused(a, 6);
+    expect_evq_refused(t, a, 6, true);
     g_assert(!msix_fired(t, a, MRPSIM_VEC_EVENT));
 
     /* in guest memory, the queue and the device work on */

@@ -245,7 +245,9 @@ struct mrpsim_mrp {
  * @mrp_work: reports engine events to the bridge
  * @errors: device errors by code
  * @bad_events: malformed events from the device
+ * @evq_restarts: event queue restarts after it halted on a DMA error
  * @mrp_stale_events: MRP events of a test stopped since, dropped
+ * @debugfs: the switch's debugfs directory (fault injection)
  */
 struct mrpsim {
 	struct pci_dev *pdev;
@@ -268,7 +270,9 @@ struct mrpsim {
 	struct work_struct mrp_work;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;
+	atomic64_t evq_restarts;
 	atomic64_t mrp_stale_events;
+	struct dentry *debugfs;
 };
 
 static inline u32 mrpsim_read(struct mrpsim *sw, u32 reg)

@@ -56,6 +56,7 @@ enum mrpsim_sw_stat {
 	MRPSIM_SW_ERR_REG,
 	MRPSIM_SW_EVQ_DROPS,
 	MRPSIM_SW_BAD_EVENTS,
+	MRPSIM_SW_EVQ_RESTARTS,
 	MRPSIM_SW_MRP_STALE_EVENTS,
 	MRPSIM_SW_NUM_STATS
 };
@@ -69,6 +70,7 @@ static const char * const mrpsim_sw_stat_names[MRPSIM_SW_NUM_STATS] = {
 	[MRPSIM_SW_ERR_REG]		= "sw_err_reg",
 	[MRPSIM_SW_EVQ_DROPS]		= "sw_evq_drops",
 	[MRPSIM_SW_BAD_EVENTS]		= "sw_bad_events",
+	[MRPSIM_SW_EVQ_RESTARTS]	= "sw_evq_restarts",
 	[MRPSIM_SW_MRP_STALE_EVENTS]	= "sw_mrp_stale_events",
 };
 
@@ -149,6 +151,7 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 	sw_data[MRPSIM_SW_ERR_REG] = atomic64_read(&sw->errors[MRPSIM_ERR_REG]);
 	sw_data[MRPSIM_SW_EVQ_DROPS] = mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS);
 	sw_data[MRPSIM_SW_BAD_EVENTS] = atomic64_read(&sw->bad_events);
+	sw_data[MRPSIM_SW_EVQ_RESTARTS] = atomic64_read(&sw->evq_restarts);
 	sw_data[MRPSIM_SW_MRP_STALE_EVENTS] =
 		atomic64_read(&sw->mrp_stale_events);
 }

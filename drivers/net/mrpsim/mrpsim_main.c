@@ -9,6 +9,7 @@
  * fires and is unmasked by the driver once its work is drained.
  */
 
+#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
@@ -147,12 +148,44 @@ static void mrpsim_resync(struct mrpsim *sw)
 	mrpsim_mrp_resync(sw);
 }
 
-/* Errors that raise no event (event queue overflow) are only visible in
- * ERR_STATUS; the others were counted from their ERROR events.
+/* Point the device at the (empty) event queue; it starts at entry 0. */
+static int mrpsim_evq_start(struct mrpsim *sw)
+{
+	sw->evq_tail = 0;
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_LO, lower_32_bits(sw->evq_dma));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_HI, upper_32_bits(sw->evq_dma));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_SIZE, MRPSIM_EVQ_SIZE);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_TAIL, 0);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, MRPSIM_Q_CTRL_EN);
+	if (!(mrpsim_read(sw, MRPSIM_REG_EVQ_CTRL) & MRPSIM_Q_CTRL_EN))
+		return -EIO;
+
+	return 0;
+}
+
+/* The queue halted on a DMA error: it takes no event until it is
+ * disabled and enabled again, and what it could not write is lost.
+ * Called by the event thread, the queue's only reader.
+ */
+static void mrpsim_evq_restart(struct mrpsim *sw)
+{
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, 0);
+	memset(sw->evq, 0, MRPSIM_EVQ_SIZE * sizeof(*sw->evq));
+	atomic64_inc(&sw->evq_restarts);
+	if (mrpsim_evq_start(sw))
+		dev_err_ratelimited(&sw->pdev->dev,
+				    "device refused the event queue again\n");
+}
+
+/* Errors that raise no event (event queue overflow, a DMA error writing
+ * an event) are only visible in ERR_STATUS; the others were counted from
+ * their ERROR events.  Events lost either way are made up for by reading
+ * the state they would have told of.
  */
 static void mrpsim_check_err_status(struct mrpsim *sw)
 {
 	u32 status = mrpsim_read(sw, MRPSIM_REG_ERR_STATUS);
+	bool lost = false;
 
 	if (!status)
 		return;
@@ -162,8 +195,18 @@ static void mrpsim_check_err_status(struct mrpsim *sw)
 		dev_warn_ratelimited(&sw->pdev->dev,
 				     "event queue overflow, %u events lost so far\n",
 				     mrpsim_read(sw, MRPSIM_REG_EVQ_DROPS));
-		mrpsim_resync(sw);
+		lost = true;
 	}
+	if ((status & MRPSIM_ERR_BIT(MRPSIM_ERR_DMA)) &&
+	    (mrpsim_read(sw, MRPSIM_REG_EVQ_CTRL) & MRPSIM_Q_CTRL_HALTED)) {
+		atomic64_inc(&sw->errors[MRPSIM_ERR_DMA]);
+		dev_warn_ratelimited(&sw->pdev->dev,
+				     "event queue halted on a DMA error, restarting it\n");
+		mrpsim_evq_restart(sw);
+		lost = true;
+	}
+	if (lost)
+		mrpsim_resync(sw);
 }
 
 static irqreturn_t mrpsim_event_thread(int irq, void *data)
@@ -205,19 +248,62 @@ static int mrpsim_evq_init(struct mrpsim *sw)
 				      &sw->evq_dma, GFP_KERNEL);
 	if (!sw->evq)
 		return -ENOMEM;
-	sw->evq_tail = 0;
 
-	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_LO, lower_32_bits(sw->evq_dma));
-	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_HI, upper_32_bits(sw->evq_dma));
-	mrpsim_write(sw, MRPSIM_REG_EVQ_SIZE, MRPSIM_EVQ_SIZE);
-	mrpsim_write(sw, MRPSIM_REG_EVQ_TAIL, 0);
-	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, MRPSIM_Q_CTRL_EN);
-	if (!(mrpsim_read(sw, MRPSIM_REG_EVQ_CTRL) & MRPSIM_Q_CTRL_EN)) {
+	if (mrpsim_evq_start(sw)) {
 		dev_err(dev, "device refused the event queue\n");
 		return -EIO;
 	}
 
 	return 0;
+}
+
+static struct dentry *mrpsim_debugfs_root;
+
+/* Fault injection, for tests: writing 1 to evq_fault points the device's
+ * event queue at the switch's own registers, where no event can be
+ * written, as if the queue's memory had gone.  The next event halts the
+ * queue; the driver must notice and restart it.
+ */
+static ssize_t mrpsim_evq_fault_write(struct file *file,
+				      const char __user *buf, size_t count,
+				      loff_t *ppos)
+{
+	struct mrpsim *sw = file->private_data;
+	u64 bar = pci_resource_start(sw->pdev, MRPSIM_BAR_REGS);
+	bool fault;
+	int err;
+
+	err = kstrtobool_from_user(buf, count, &fault);
+	if (err)
+		return err;
+	if (!fault)
+		return count;
+
+	/* The event thread must not read the queue meanwhile. */
+	disable_irq(sw->ev_irq);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, 0);
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_LO, lower_32_bits(bar));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_BASE_HI, upper_32_bits(bar));
+	mrpsim_write(sw, MRPSIM_REG_EVQ_CTRL, MRPSIM_Q_CTRL_EN);
+	memset(sw->evq, 0, MRPSIM_EVQ_SIZE * sizeof(*sw->evq));
+	sw->evq_tail = 0;
+	enable_irq(sw->ev_irq);
+
+	return count;
+}
+
+static const struct file_operations mrpsim_evq_fault_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= mrpsim_evq_fault_write,
+};
+
+static void mrpsim_debugfs_init(struct mrpsim *sw)
+{
+	sw->debugfs = debugfs_create_dir(pci_name(sw->pdev),
+					 mrpsim_debugfs_root);
+	debugfs_create_file("evq_fault", 0200, sw->debugfs, sw,
+			    &mrpsim_evq_fault_fops);
 }
 
 static int mrpsim_hw_init(struct mrpsim *sw)
@@ -376,6 +462,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_destroy_ports;
 	}
 	mrpsim_irq_unmask(sw, MRPSIM_VEC_EVENT);
+	mrpsim_debugfs_init(sw);
 
 	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s\n",
 		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
@@ -396,6 +483,7 @@ static void mrpsim_remove(struct pci_dev *pdev)
 {
 	struct mrpsim *sw = pci_get_drvdata(pdev);
 
+	debugfs_remove(sw->debugfs);
 	/* No more events, hence no more work: then the works can go. */
 	mrpsim_irq_mask(sw, MRPSIM_VEC_EVENT);
 	free_irq(sw->ev_irq, sw);
@@ -430,9 +518,12 @@ static int __init mrpsim_init(void)
 	if (err)
 		return err;
 
+	mrpsim_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	err = pci_register_driver(&mrpsim_pci_driver);
-	if (err)
+	if (err) {
+		debugfs_remove(mrpsim_debugfs_root);
 		mrpsim_switchdev_unregister();
+	}
 
 	return err;
 }
@@ -441,6 +532,7 @@ module_init(mrpsim_init);
 static void __exit mrpsim_exit(void)
 {
 	pci_unregister_driver(&mrpsim_pci_driver);
+	debugfs_remove(mrpsim_debugfs_root);
 	mrpsim_switchdev_unregister();
 }
 module_exit(mrpsim_exit);

@@ -120,10 +120,16 @@ static void mrpsim_event_write(MrpsimState *s, const MrpsimPendingEvent *e)
     ev.ts = cpu_to_le64(e->ts);
     if (pci_dma_write(PCI_DEVICE(s), q->base + q->head * MRPSIM_EVENT_SIZE,
                       &ev, sizeof(ev)) != MEMTX_OK) {
-        /* the queue halts; an ERROR event could not be written either */
+        /*
+         * The queue halts; an ERROR event could not be written either.
+         * Signal the vector all the same: the driver finds no event,
+         * sees EVQ_CTRL.HALTED and restarts the queue.  Else loss
+         * reports would stop for good with nothing to tell why.
+         */
         s->evq_drops++;
         q->halted = true;
         mrpsim_set_error(s, MRPSIM_ERR_DMA, MRPSIM_NONE, q->head);
+        mrpsim_irq_raise(s, MRPSIM_VEC_EVENT);
         return;
     }
     q->head = (q->head + 1) & (q->size - 1);
