@@ -150,7 +150,9 @@ def test_loss_reported_while_rtnl_held(vm):
         last = max(e["time"] for e in evs)
         print("# ring-open reported %.2f s before RTNL was free" % (
             free - last))
-        assert last < free, (last, free, evs)
+        # The free time is read by a process started after the hold:
+        # a report that waited for RTNL comes within a few 0.1 s of it.
+        assert free - last > 1.0, (last, free, evs)
     finally:
         R.arm(vm, False, "true")
         R.cut(vm, 1, up=True)
