@@ -19,6 +19,7 @@ N = 14
 INTERVAL = 500      # us
 SOAK_S = int(os.environ.get("MRPSIM_SOAK_S", "600"))
 FLAPS = int(os.environ.get("MRPSIM_FLAPS", "1000"))
+# (MRPSIM_ISOLATED_FLAPS: the one-at-a-time flaps, 100)
 # ping pairs (from node, to node) whose path crosses half the ring
 PINGS = ((1, 8), (4, 11))
 
@@ -75,6 +76,6 @@ def test_soak_flaps(vm):
 
 
 def test_soak_isolated_flaps(vm):
-    """100 flaps one at a time: each opens the ring at most once, and
-    once exactly when it broke the ring."""
-    S.isolated_flaps(vm, 100)
+    """100 flaps one at a time (MRPSIM_ISOLATED_FLAPS): each opens the
+    ring at most once, and once exactly when it broke the ring."""
+    S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "100")))
