@@ -39,8 +39,11 @@ def setup(vm):
     start_ring(vm, profile=10)
 
 
-def start_ring(vm, profile):
+def start_ring(vm, profile, then=None):
+    """Nodes and bridges, the guest command then, mrpd's ring, closed."""
     R.build_nodes(vm, R.ring_ports(vm))
+    if then:
+        vm.check(then)
     R.start_mrpd(vm)
     R.mrpd_rings(vm, profile=profile)
     R.wait_ring(vm, 0, "ring", "closed")
@@ -71,6 +74,23 @@ def delivered(vm, node, port, before, n):
     cmd = "wait_for 30000 stat_gt %s hw_rx_frames %d" % (port, before + n - 1)
     vm.check(R.in_ns(node, cmd) if node is not None else
              ". /mrpsim/lib.sh && " + cmd)
+
+
+def send(vm, inj, ends, names, frames, what):
+    """Send frames through injector inj, wait until the switch ports in
+    ends, (node, port), have them, and check that the ring is as it was
+    (ring_unchanged()).  Returns ({port: {counter in names: its rise}},
+    mrpd's state before, after)."""
+    names = ("hw_rx_frames",) + tuple(n for n in names
+                                      if n != "hw_rx_frames")
+    before, st0 = stats(vm, ends, names), R.mrpd_state(vm)
+    vm.inject(inj, frames)
+    for i, p in ends:
+        delivered(vm, i, p, before[(i, p, "hw_rx_frames")], len(frames))
+    st1 = ring_unchanged(vm, st0, what)
+    after = stats(vm, ends, names)
+    return {p: {n: after[(i, p, n)] - before[(i, p, n)] for n in names}
+            for i, p in ends}, st0, st1
 
 
 def ring_unchanged(vm, before, what):
@@ -151,16 +171,10 @@ def test_hardware_path(vm):
     # them to its CPU (an MRP_Test it forwards in hardware)
     trapped = sum(1 for f in frames
                   if not H.device_malformed(f) and f[16] != H.TLV_TEST)
-    ends = ((1, "s1p1"), (2, "s2p0"))
-    names = ("hw_rx_frames", "hw_mrp_malformed", "hw_mrp_trap", "rx_mrp")
-    before, st0 = stats(vm, ends, names), R.mrpd_state(vm)
-    vm.inject(0, frames)
-    for i, p in ends:
-        delivered(vm, i, p, before[(i, p, "hw_rx_frames")], len(frames))
-    st1 = ring_unchanged(vm, st0, "hardware path")
-    after = stats(vm, ends, names)
-    for i, p in ends:
-        d = {n: after[(i, p, n)] - before[(i, p, n)] for n in names}
+    deltas, st0, st1 = send(vm, 0, ((1, "s1p1"), (2, "s2p0")),
+                            ("hw_mrp_malformed", "hw_mrp_trap", "rx_mrp"),
+                            frames, "hardware path")
+    for p, d in deltas.items():
         print("# hardware path: %s: %s (sent %d: %d malformed, %d to the "
               "CPU)" % (p, d, len(frames), bad, trapped))
         assert d["hw_mrp_malformed"] == bad, (p, d, bad)
@@ -176,16 +190,10 @@ def test_software_fallback(vm):
              "mrp_offload=0")
     start_ring(vm, profile=200)
     frames = H.frames(FRAMES, seed=2)
-    ends = ((1, "s1p1"), (2, "s2p0"))
-    names = ("hw_rx_frames", "hw_mrp_malformed", "rx_mrp")
-    before, st0 = stats(vm, ends, names), R.mrpd_state(vm)
-    vm.inject(0, frames)
-    for i, p in ends:
-        delivered(vm, i, p, before[(i, p, "hw_rx_frames")], len(frames))
-    st1 = ring_unchanged(vm, st0, "software path")
-    after = stats(vm, ends, names)
-    for i, p in ends:
-        d = {n: after[(i, p, n)] - before[(i, p, n)] for n in names}
+    deltas, st0, st1 = send(vm, 0, ((1, "s1p1"), (2, "s2p0")),
+                            ("hw_mrp_malformed", "rx_mrp"), frames,
+                            "software path")
+    for p, d in deltas.items():
         print("# software path: %s: %s (sent %d)" % (p, d, len(frames)))
         # no engine: every MRP frame goes to the CPU, none is checked
         assert d["hw_mrp_malformed"] == 0, (p, d)
@@ -200,22 +208,13 @@ def test_veth_ring(vm):
     vm.check("\n".join("ip link add v%db type veth peer name v%da" %
                        (i, (i + 1) % n) for i in range(n)))
     vm.ring_ports = VETH_PORTS
-    R.build_nodes(vm, VETH_PORTS)
-    vm.check("ip link set s4p0 netns n1 && ip -n n1 link set s4p0 master "
-             "br0 && ip -n n1 link set s4p0 up")
-    R.start_mrpd(vm)
-    R.mrpd_rings(vm, profile=200)
-    R.wait_ring(vm, 0, "ring", "closed")
-    R.settle(vm, 2000)
+    start_ring(vm, 200, then="ip link set s4p0 netns n1 && ip -n n1 link "
+               "set s4p0 master br0 && ip -n n1 link set s4p0 up")
     frames = H.frames(FRAMES, seed=3)
-    names = ("hw_rx_frames", "hw_mrp_malformed", "rx_mrp")
-    before, st0 = stats(vm, ((1, "s4p0"),), names), R.mrpd_state(vm)
-    vm.inject(1, frames)
-    delivered(vm, 1, "s4p0", before[(1, "s4p0", "hw_rx_frames")],
-              len(frames))
-    st1 = ring_unchanged(vm, st0, "veth ring")
-    after = stats(vm, ((1, "s4p0"),), names)
-    d = {k: after[(1, "s4p0", k)] - before[(1, "s4p0", k)] for k in names}
+    deltas, st0, st1 = send(vm, 1, ((1, "s4p0"),),
+                            ("hw_mrp_malformed", "rx_mrp"), frames,
+                            "veth ring")
+    d = deltas["s4p0"]
     print("# veth ring: s4p0: %s (sent %d)" % (d, len(frames)))
     # a port in no ring: the engine leaves its MRP frames alone
     assert d["hw_mrp_malformed"] == 0 and d["rx_mrp"] == len(frames), d
