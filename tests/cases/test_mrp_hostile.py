@@ -23,11 +23,12 @@ import mrpring as R
 import mrpscale as S
 
 FRAMES = 400
-# In software every node's CPU parses and forwards each frame: at 500
-# frames a second a loaded TCG guest held up the manager's test frames
-# past 30 ms (a stranger's LinkDown makes it test every 10 ms) and the
-# ring opened.  A flood is not what this test is about: 50 a second.
-SW_GAP = 0.02
+# 50 frames a second.  At 500 a second, in software (every node's CPU
+# parses and forwards each frame) a loaded TCG guest held up the
+# manager's test frames past 30 ms (a stranger's LinkDown makes it test
+# every 10 ms) and the ring opened; and on every path a busy mrpd's
+# socket buffer (about a hundred such frames) dropped some.  A flood is
+# not what this test is about.
 VETH_PORTS = ("v%da", "v%db")
 
 
@@ -81,7 +82,7 @@ def delivered(vm, node, port, before, n):
              ". /mrpsim/lib.sh && " + cmd)
 
 
-def send(vm, inj, ends, names, frames, what, gap=0.002):
+def send(vm, inj, ends, names, frames, what, gap=0.02):
     """Send frames through injector inj, gap s apart, wait until the
     switch ports in ends, (node, port), have them, and check that the
     ring is as it was (ring_unchanged()).  Returns ({port: {counter in
@@ -204,7 +205,7 @@ def test_software_fallback(vm):
     frames = H.frames(FRAMES, seed=2)
     deltas, st0, st1 = send(vm, 0, ((1, "s1p1"), (2, "s2p0")),
                             ("hw_mrp_malformed", "rx_mrp"), frames,
-                            "software path", SW_GAP)
+                            "software path")
     for p, d in deltas.items():
         print("# software path: %s: %s (sent %d)" % (p, d, len(frames)))
         # no engine: every MRP frame goes to the CPU, none is checked
@@ -225,7 +226,7 @@ def test_veth_ring(vm):
     frames = H.frames(FRAMES, seed=3)
     deltas, st0, st1 = send(vm, 1, ((1, "s4p0"),),
                             ("hw_mrp_malformed", "rx_mrp"), frames,
-                            "veth ring", SW_GAP)
+                            "veth ring")
     d = deltas["s4p0"]
     print("# veth ring: s4p0: %s (sent %d)" % (d, len(frames)))
     # a port in no ring: the engine leaves its MRP frames alone
