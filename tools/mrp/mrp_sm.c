@@ -376,9 +376,16 @@ void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
 	sm->mrm_mode = sm->cfg.role != MRP_ROLE_MRC;
 	sm->announce = sm->mrm_mode;
 
+	/*
+	 * The role first: a client's blocked ports pass MRP frames only
+	 * once the kernel (and a switch that offloads the ring) knows it
+	 * is a client.  Blocked the other way round, a client joining a
+	 * closed ring drops the manager's test frames for as long as the
+	 * two requests are apart, and on a busy node that opened the ring.
+	 */
+	emit(out, MRP_ACT_RING_ROLE)->a = sm->cfg.role;
 	port_state(sm, 0, MRP_PORT_BLOCKED, out);
 	port_state(sm, 1, MRP_PORT_BLOCKED, out);
-	emit(out, MRP_ACT_RING_ROLE)->a = sm->cfg.role;
 	if (sm->mrm_mode) {
 		sm->ring_state = -1;
 		set_mrm_state(sm, MRM_AC_STAT1, out);

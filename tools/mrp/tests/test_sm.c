@@ -203,14 +203,14 @@ static void mrm_start_blocks_then_closes(void)
 	env_init(MRP_ROLE_MRM, 10);
 	ev_start(true, true);
 	CHECK(!E.overflow, "overflow");
-	/* first: both ports blocked, role, ring open */
+	/* first: the role, both ports blocked, ring open */
 	CHECK(E.n >= 4, "n=%u", E.n);
-	CHECK(E.log[0].a.type == MRP_ACT_PORT_STATE && E.log[0].a.port == 0 &&
-	      E.log[0].a.a == MRP_PORT_BLOCKED, "first action");
-	CHECK(E.log[1].a.type == MRP_ACT_PORT_STATE && E.log[1].a.port == 1 &&
+	CHECK(E.log[0].a.type == MRP_ACT_RING_ROLE &&
+	      E.log[0].a.a == MRP_ROLE_MRM, "first action: ring role");
+	CHECK(E.log[1].a.type == MRP_ACT_PORT_STATE && E.log[1].a.port == 0 &&
 	      E.log[1].a.a == MRP_PORT_BLOCKED, "second action");
-	r = nth(0, MRP_ACT_RING_ROLE, 0);
-	CHECK(r && r->a.a == MRP_ROLE_MRM, "ring role");
+	CHECK(E.log[2].a.type == MRP_ACT_PORT_STATE && E.log[2].a.port == 1 &&
+	      E.log[2].a.a == MRP_PORT_BLOCKED, "third action");
 	CHECK_EQ(last_pstate(0, 0), MRP_PORT_FORWARDING);
 	CHECK_EQ(last_pstate(0, 1), MRP_PORT_BLOCKED);
 	r = nth(0, MRP_ACT_START_TEST, 0);
@@ -737,6 +737,8 @@ static void mrc_start_link_up_series(void)
 	env_init(MRP_ROLE_MRC, 10);
 	ev_start(true, false);
 	CHECK(nth(0, MRP_ACT_RING_ROLE, 0)->a.a == MRP_ROLE_MRC, "role");
+	/* a client's blocked ports pass MRP frames: the role comes first */
+	CHECK(E.log[0].a.type == MRP_ACT_RING_ROLE, "role before blocking");
 	CHECK_EQ(count(0, MRP_ACT_START_TEST), 0);
 	CHECK_EQ(count(0, MRP_ACT_RING_STATE), 0);
 	CHECK_EQ(E.sm.mrc_state, MRC_DE_IDLE);
