@@ -468,6 +468,41 @@ static void prm_up_check_link(struct ring *r, uint64_t now,
 }
 
 /*
+ * The kernel's word that the manager's test frames stopped coming back,
+ * while the manager holds a closed ring.  When one of its own ring ports
+ * lost its carrier, that is why, and the link-down must be taken first:
+ * the secondary's link going down opens the ring without a topology
+ * change (no frame changes its path), the primary's swaps the ports.
+ * The driver drops the carrier before the switch can have missed its
+ * frames, but the kernel sends the carrier's state only when linkwatch
+ * runs, up to a second later; the loss report is sent at once.  Ask the
+ * kernel for the carrier as it is now.
+ */
+static void ring_open_check_links(struct ring *r, uint64_t now,
+				  struct mrp_actions *acts)
+{
+	struct link_query q;
+	unsigned i;
+
+	if (!r->sm.mrm_mode || r->sm.mrm_state != MRM_CHK_RC)
+		return;
+	memset(&q, 0, sizeof(q));
+	q.want[1] = r->port[0].ifindex;
+	q.want[2] = r->port[1].ifindex;
+	if (query_links(&q))
+		return;
+	for (i = 0; i < 2; i++) {
+		if (!r->port[i].up || !q.found[1 + i] ||
+		    link_is_up(q.l[1 + i].flags))
+			continue;
+		LOG("%s ring %u: %s link down (before its notification)",
+		    r->br_name, r->id, r->port[i].name);
+		r->port[i].up = false;
+		mrp_sm_link(&r->sm, now, i, false, acts);
+	}
+}
+
+/*
  * A link-down notification is old news when the link is up again.  The
  * kernel sends the carrier's state when linkwatch runs, and we may read
  * that well after (a busy node reads its socket late); the link-up that
@@ -901,8 +936,10 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				DBG("%s: MRP ring %s%s", p->name,
 				    l->ring_open ? "open" : "closed",
 				    changed ? "" : " (repeated)");
-				if (l->ring_open)
+				if (l->ring_open) {
+					ring_open_check_links(r, now, &acts);
 					mrp_sm_ring_open(&r->sm, now, &acts);
+				}
 				else {
 					prm_up_check_link(r, now, &acts);
 					mrp_sm_test_seen(&r->sm, now, &acts);
