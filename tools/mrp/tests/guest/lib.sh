@@ -48,7 +48,16 @@ check() {
 	else
 		not_ok "$_name"
 		printf '%s\n' "$_out" | sed 's/^/    /'
+		[ "$FAIL" -eq 1 ] && first_failure_log
 	fi
+}
+
+# At the first failure, what node 1 (the manager in ring.sh) logged up to
+# then: show_logs at the end has only what came after.
+first_failure_log() {
+	echo "# --- node 1: log at the first failure"
+	grep -v 'seq [0-9]* from\|fdb flushed\|start-test\|send-' \
+		"$LOGDIR/mrpd-mrp1.log" 2>/dev/null | tail -n 80 | sed 's/^/# /'
 }
 
 summary() {
@@ -88,9 +97,17 @@ ping_ok() { nsx "$1" ping -c 1 -w 10 "192.0.2.$2" >/dev/null; }
 ring_next() { [ "$1" -eq "$N" ] && echo 1 || echo $(($1 + 1)); }
 
 # link_set K up|down: both ends of link K (node K pb, node K+1 pa)
+# Both ends of a cable cannot go down at once: the manager's end goes
+# first, or the manager would see its test frames stop, open the ring,
+# and then take its own port going down for a second event.
 link_set() {
-	ipn "$1" link set pb "$2"
-	ipn "$(ring_next "$1")" link set pa "$2"
+	if [ "$(ring_next "$1")" -eq 1 ]; then
+		ipn 1 link set pa "$2"
+		ipn "$1" link set pb "$2"
+	else
+		ipn "$1" link set pb "$2"
+		ipn "$(ring_next "$1")" link set pa "$2"
+	fi
 }
 
 # node_ports K: set _pa and _pb to node K's primary and secondary port as
