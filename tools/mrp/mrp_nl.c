@@ -577,11 +577,12 @@ int mrp_nl_dump_links(struct mrp_nl *h, int family, mrp_nl_link_cb cb,
 int mrp_nl_read_events(struct mrp_nl *h, mrp_nl_link_cb cb, void *arg)
 {
 	char *buf = malloc(NL_BUFSZ);
+	unsigned int budget;
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	for (;;) {
+	for (budget = 0; budget < MRP_NL_EVENT_BUDGET; budget++) {
 		ssize_t n = recv(mnl_socket_get_fd(h->nl), buf, NL_BUFSZ,
 				 MSG_DONTWAIT);
 		const struct nlmsghdr *m;

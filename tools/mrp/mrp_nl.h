@@ -99,9 +99,13 @@ int mrp_nl_dump_links(struct mrp_nl *h, int family, mrp_nl_link_cb cb,
 
 /*
  * Read what is pending on a listening socket and call cb for each link
- * message.  Returns 0, -ENOBUFS when events were lost (caller should
- * resynchronise with a dump) or another -errno.
+ * message, at most MRP_NL_EVENT_BUDGET reads: what the callbacks do may
+ * make the kernel send more, and a caller that polls its other sockets
+ * only between calls would never get back to them.  The socket stays
+ * readable while anything is left.  Returns 0, -ENOBUFS when events were
+ * lost (caller should resynchronise with a dump) or another -errno.
  */
+#define MRP_NL_EVENT_BUDGET 64
 int mrp_nl_read_events(struct mrp_nl *h, mrp_nl_link_cb cb, void *arg);
 
 /* Human readable error: extack message if any, else strerror. */
