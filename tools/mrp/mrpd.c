@@ -473,10 +473,12 @@ static void prm_up_check_link(struct ring *r, uint64_t now,
  * lost its carrier, that is why, and the link-down must be taken first:
  * the secondary's link going down opens the ring without a topology
  * change (no frame changes its path), the primary's swaps the ports.
- * The driver drops the carrier before the switch can have missed its
- * frames, but the kernel sends the carrier's state only when linkwatch
- * runs, up to a second later; the loss report is sent at once.  Ask the
- * kernel for the carrier as it is now.
+ * The port's notification can come second: `ip link set down` stops the
+ * switch port in ndo_stop() and sends RTM_NEWLINK only when that returns,
+ * and a carrier lost to a cut cable is sent when linkwatch runs, up to a
+ * second later, while the driver sends the loss report at once, without
+ * RTNL.  Ask the kernel for the ports as they are now: the dump waits for
+ * RTNL, so a port going down is down by then.
  */
 static void ring_open_check_links(struct ring *r, uint64_t now,
 				  struct mrp_actions *acts)
@@ -939,8 +941,7 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				if (l->ring_open) {
 					ring_open_check_links(r, now, &acts);
 					mrp_sm_ring_open(&r->sm, now, &acts);
-				}
-				else {
+				} else {
 					prm_up_check_link(r, now, &acts);
 					mrp_sm_test_seen(&r->sm, now, &acts);
 				}
