@@ -48,7 +48,9 @@ check() {
 	else
 		not_ok "$_name"
 		printf '%s\n' "$_out" | sed 's/^/    /'
-		[ "$FAIL" -eq 1 ] && first_failure_log
+		if [ "$FAIL" -eq 1 ]; then
+			first_failure_log
+		fi
 	fi
 }
 
