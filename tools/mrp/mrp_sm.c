@@ -788,6 +788,13 @@ static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
 			return;
 		}
 		/* tell the worse manager to step back */
+		if (sm->nack_at && !memcmp(sm->nack_mac, pdu->sa, 6) &&
+		    now - sm->nack_at < MRP_NACK_HOLD_US) {
+			sm->st.nack_held++;
+			return;
+		}
+		memcpy(sm->nack_mac, pdu->sa, 6);
+		sm->nack_at = now;
 		a = emit(out, MRP_ACT_SEND_OPTION);
 		a->a = MRP_SUB_TEST_MGR_NACK;
 		a->prio = pdu->prio;

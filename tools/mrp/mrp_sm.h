@@ -126,6 +126,16 @@ struct mrp_action {
 #define MRP_STALE_LINK_US 100000
 #define MRP_CONFIRM_US 20000
 
+/*
+ * A manager tells a worse one to step back (MRP_TestMgrNAck) at most once
+ * in this time: the worse one gives way by itself when it sees our test
+ * frames, so a NACK only speeds that up.  Without a limit, every test
+ * frame of the other manager queued on the way to us gets a NACK, each one
+ * forwarded in software at every node of the ring: 14 nodes fell seconds
+ * behind on such a storm and dropped into it again.
+ */
+#define MRP_NACK_HOLD_US 100000
+
 struct mrp_actions {
 	unsigned n;
 	bool overflow;
@@ -148,6 +158,7 @@ struct mrp_sm_stats {
 	uint32_t stale_loss;	/* loss reports of a break already over */
 	uint32_t takeovers;	/* MRA became manager */
 	uint32_t yields;	/* MRA gave up the manager role */
+	uint32_t nack_held;	/* NACKs not sent: MRP_NACK_HOLD_US */
 };
 
 struct mrp_sm {
@@ -176,6 +187,9 @@ struct mrp_sm {
 	uint16_t mgr_prio;
 	uint8_t mgr_mac[6];
 	uint64_t mgr_seen;
+	/* the last worse manager told to step back, and when */
+	uint8_t nack_mac[6];
+	uint64_t nack_at;
 	struct mrp_sm_stats st;
 };
 

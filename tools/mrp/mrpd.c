@@ -1192,8 +1192,9 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  sm->st.topo_rx, sm->st.link_sent, sm->st.link_rx,
 		  sm->st.flushes);
 	sb_printf(b, "  test-rx %u option-tx %u option-rx %u takeovers %u "
-		  "yields %u\n", sm->st.test_rx, sm->st.option_sent,
-		  sm->st.option_rx, sm->st.takeovers, sm->st.yields);
+		  "yields %u nack-held %u\n", sm->st.test_rx,
+		  sm->st.option_sent, sm->st.option_rx, sm->st.takeovers,
+		  sm->st.yields, sm->st.nack_held);
 	sb_printf(b, "  frames rx %llu malformed %llu foreign %llu tx %llu "
 		  "tx-errors %llu netlink-errors %llu\n",
 		  (unsigned long long)r->c.rx,
@@ -1254,7 +1255,7 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  "\"topo_tx\":%u,\"topo_rx\":%u,\"link_tx\":%u,\"link_rx\":%u,"
 		  "\"test_rx\":%u,\"option_tx\":%u,\"option_rx\":%u,"
 		  "\"flushes\":%u,\"takeovers\":%u,\"yields\":%u,"
-		  "\"ignored_rx\":%u,\"stale_link_rx\":%u,"
+		  "\"nack_held\":%u,\"ignored_rx\":%u,\"stale_link_rx\":%u,"
 		  "\"stale_loss\":%u,\"rx\":%llu,"
 		  "\"rx_malformed\":%llu,"
 		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
@@ -1263,7 +1264,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  sm->st.ring_open, sm->st.topo_sent, sm->st.topo_rx,
 		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
 		  sm->st.option_sent, sm->st.option_rx, sm->st.flushes,
-		  sm->st.takeovers, sm->st.yields, sm->st.ignored_rx,
+		  sm->st.takeovers, sm->st.yields, sm->st.nack_held,
+		  sm->st.ignored_rx,
 		  sm->st.stale_link_rx, sm->st.stale_loss,
 		  (unsigned long long)r->c.rx,
 		  (unsigned long long)r->c.rx_malformed,

@@ -1017,6 +1017,33 @@ static void mra_nacks_worse_manager(void)
 	CHECK_EQ(count(m, MRP_ACT_SEND_OPTION), 1);
 }
 
+/* A backlog of a worse manager's test frames gets one NACK per 100 ms. */
+static void mra_nack_held_back(void)
+{
+	unsigned m, i;
+	struct mrp_pdu worse = pdu_of(MRP_TLV_TEST, 0xB000, MAC_LOW);
+	struct mrp_pdu tie = pdu_of(MRP_TLV_TEST, 0xA000, MAC_HIGH);
+
+	env_init(MRP_ROLE_MRA, 10);
+	ev_start(true, true);
+	advance(20000);
+	m = mark();
+	for (i = 0; i < 50; i++) {
+		ev_frame(i & 1, &worse);
+		advance(1000);
+	}
+	CHECK_EQ(count(m, MRP_ACT_SEND_OPTION), 1);
+	CHECK_EQ(E.sm.st.nack_held, 49);
+	/* another worse manager is told at once */
+	ev_frame(0, &tie);
+	CHECK_EQ(count(m, MRP_ACT_SEND_OPTION), 2);
+	/* the first one again after the hold time */
+	advance(MRP_NACK_HOLD_US);
+	ev_frame(0, &worse);
+	CHECK_EQ(count(m, MRP_ACT_SEND_OPTION), 3);
+	CHECK(E.sm.mrm_mode, "still manager");
+}
+
 static void mra_yields_to_better_manager(void)
 {
 	unsigned m;
@@ -1322,6 +1349,7 @@ int main(void)
 	RUN(duplicate_link_events_ignored);
 	RUN(mra_starts_as_manager);
 	RUN(mra_nacks_worse_manager);
+	RUN(mra_nack_held_back);
 	RUN(mra_yields_to_better_manager);
 	RUN(mra_yields_on_nack);
 	RUN(mra_takes_over_when_tests_stop);
