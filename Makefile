@@ -1,7 +1,10 @@
 # mrpsim: build everything from Debian packages and run the tests.
 #
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
-#   make check    build what is needed, run every test
+#   make check    build what is needed, run the tests (about 45 minutes)
+#   make check-long   the guest tests make check leaves out: veth rings,
+#                     hostile frames on the software path, every profile,
+#                     flaps one at a time, flood, races (about 20 minutes)
 #   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make check-6.12   lint and guest suites on a linux-source-6.12 kernel
 #                     (long: not part of make check)
@@ -19,13 +22,13 @@ DEBUG ?= 1
 export KSRC_PKG DEBUG
 
 .PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest check-scale check-6.12 check-fuzz fuzz \
-	boots soak bench clean help
+	check-qtest check-tools check-guest check-long check-scale check-6.12 \
+	check-fuzz fuzz boots soak bench clean help
 
 all: initramfs qemu
 
 help:
-	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -66,6 +69,9 @@ check-fuzz: qemu
 
 check-guest: all
 	@python3 tests/run.py guest
+
+check-long: all
+	@python3 tests/run.py long
 
 check-scale: all
 	@python3 tests/run.py scale

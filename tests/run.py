@@ -8,14 +8,21 @@ Suites:
   tools   host unit tests of tools/mrp (make -C tools/mrp check)
   fuzz    tests/fuzz.py: the device fuzzer, seed 1 for 60 s (make fuzz
           runs it longer, on an ASan/UBSan QEMU)
-  guest   tests/cases/test_*.py: boot guests with mrpsim switches
+  guest   tests/cases/test_*.py: boot guests with mrpsim switches, every
+          test but those a module names in LONG
+  long    the tests of tests/cases that their modules name in LONG: the
+          same checks again on other paths (veth, hostile frames on the
+          software fallback), many flaps, long races (make check-long,
+          not default: about 20 minutes)
   scale   tests/scale/test_*.py: the same at 50 switches (make check-scale,
           not in the default suites: it takes tens of minutes)
   soak    tests/soak/test_*.py: 10 minutes of a 14-switch ring at 500 us
           with traffic, then 1000 link flaps (make soak, not default)
 
 Every guest test module defines topology() (a tests.vm.Topology), and
-test_* functions taking the VM; optional setup(vm) runs after boot.  A
+test_* functions taking the VM; optional setup(vm) runs after boot;
+optional LONG, the names of its tests (without test_) that only the long
+suite runs.  A
 test function that yields (name, ok, detail) reports each as a test (used
 for guest-side scripts that print TAP-like "ok - name" lines).  Each
 module boots one guest; when the guest powers off its log is scanned for
@@ -113,11 +120,20 @@ def load_module(path):
     return mod
 
 
-def run_guest_module(res, path, pattern, keep):
+def run_guest_module(res, path, pattern, keep, long=None):
+    """long: None runs every test, False those not in the module's LONG,
+    True only those."""
     mod = load_module(path)
     base = os.path.basename(path)[5:-3]
     tests = [(n, f) for n, f in vars(mod).items()
              if n.startswith("test_") and callable(f)]
+    marked = set(getattr(mod, "LONG", ()))
+    unknown = marked - {n[5:] for n, _ in tests}
+    if unknown:
+        res.report("%s: LONG names its tests" % base, False, None,
+                   "no such test: %s" % ", ".join(sorted(unknown)))
+    if long is not None:
+        tests = [(n, f) for n, f in tests if (n[5:] in marked) == long]
     tests = [(n, f) for n, f in tests
              if not pattern or pattern in "%s.%s" % (base, n[5:])]
     if not tests:
@@ -222,15 +238,19 @@ def main():
         elif suite == "fuzz":
             run_external(res, "fuzz", ["python3", "tests/fuzz.py",
                                        "--seed", "1", "--seconds", "60"], 900)
-        elif suite in ("guest", "scale", "soak"):
+        elif suite in ("guest", "long", "scale", "soak"):
             _, kernel, initrd = vmlib.default_paths()
             print("# guest kernel %s: %s, %s" % (
                 vmlib.kernel_release(kernel), kernel, initrd))
-            cases = os.path.join(TOP, "tests",
-                                 "cases" if suite == "guest" else suite)
+            cases = os.path.join(TOP, "tests", "cases" if suite in (
+                "guest", "long") else suite)
+            long = {"guest": False, "long": True}.get(suite)
+            if a.k:
+                long = None     # -k names the tests to run
             for f in sorted(os.listdir(cases)):
                 if f.startswith("test_") and f.endswith(".py"):
-                    run_guest_module(res, os.path.join(cases, f), a.k, a.keep)
+                    run_guest_module(res, os.path.join(cases, f), a.k, a.keep,
+                                     long)
         else:
             ap.error("unknown suite %s" % suite)
     print("# total time %.0f s" % (time.monotonic() - t0))

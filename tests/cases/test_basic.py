@@ -12,6 +12,10 @@ from vm import Topology
 PORTS = [2, 4, 2, 8]
 
 
+# make check-long: unloading and loading the driver under traffic.
+LONG = ("rmmod_insmod_under_traffic",)
+
+
 def topology():
     t = Topology()
     for n in PORTS:

@@ -32,6 +32,11 @@ FRAMES = 400
 VETH_PORTS = ("v%da", "v%db")
 
 
+# make check-long: the same hostile frames on the software fallback and on
+# a veth ring (make check sends them to the hardware path).
+LONG = ("software_fallback", "veth_ring")
+
+
 def topology():
     t = R.topology(mrp=True, dumps=())
     t.injector(cable=1)                 # injector 0: s1p1 and s2p0

@@ -25,6 +25,10 @@ MRAS = {0: "mra", 5: "mra prio 0x9000", 9: "mra"}
 BEST_MRA = 5
 
 
+# make check-long: the pktgen flood.
+LONG = ("flood_every_port",)
+
+
 def topology():
     return S.hw_ring_topology(N)
 

@@ -15,6 +15,13 @@ PORTS = ("v%da", "v%db")   # primary, secondary of node i
 PORTS_0 = ("v0a", "v0b")   # the MRM's
 
 
+# The whole module is make check-long's: the software fallback on veth
+# pairs, which test_mrp_sw.py covers on mrpsim ports in make check.
+LONG = ("ring_closed_secondary_blocked", "traffic_crosses_the_ring",
+        "cut_and_restore_each_link", "mrpd_manager_once_per_cable",
+        "mrpd_three_mras_once_per_cable")
+
+
 def topology():
     t = Topology()        # no mrpsim switch: veth only
     t.ring_n = R.N

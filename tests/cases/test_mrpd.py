@@ -20,6 +20,11 @@ HW = 4          # switches 0..3: mrp=on
 SW = 3          # switches 4..6: mrp=off
 
 
+# make check-long: the scripts on veth rings (make check runs them on
+# mrpsim switches).
+LONG = ("veth_ring", "veth_mra")
+
+
 def ring_ports(first, n):
     return " ".join("s%dp0:s%dp1" % (i, i) for i in range(first, first + n))
 

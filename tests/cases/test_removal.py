@@ -21,6 +21,10 @@ INTERVAL = 1000     # us, as test_mrp_hw.py
 NODE = 2            # the client whose switch goes away
 
 
+# make check-long: the race of loss events with bridge deletions.
+LONG = ("bridge_deleted_while_ring_open_is_reported",)
+
+
 def topology():
     return R.topology(mrp=True, dumps=())
 
