@@ -314,15 +314,21 @@ static void mrpsim_test_timer(void *opaque)
 }
 
 /*
- * RUN = 1: start the test (or restart the interval and the period of a
- * running one, keeping its loss state).  The first tick happens at once,
- * as the bridge's own test does.
+ * RUN = 1: start the test, whose first tick happens at once; or restart
+ * the period of a running one, keeping its loss state and miss counters,
+ * with its next tick no later than one (new) interval from now.  A
+ * restart ticks nothing at once: that tick would count a miss against
+ * frames sent less than an interval before, and a manager's software
+ * shortens and restores the interval on each MRP_LinkUp it gets, so a
+ * series of them added up to a false loss.
  */
 static void mrpsim_test_start(MrpsimRing *r)
 {
     int64_t now = mrpsim_clock_ns();
+    int64_t next = now + mrpsim_interval_ns(r);
+    bool running = r->status & MRPSIM_MRP_STATUS_RUNNING;
 
-    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
+    if (!running) {
         /* a new test: its events are told from the last one's */
         r->gen = (r->gen + 1) & 0xff;
         r->miss[0] = r->miss[1] = 0;
@@ -334,8 +340,12 @@ static void mrpsim_test_start(MrpsimRing *r)
     r->end = r->period ? now + (int64_t)r->period * SCALE_US : 0;
     trace_mrpsim_mrp_test_start(r->idx, mrpsim_role_names[r->role],
                                 r->interval, r->max_miss, r->period);
-    r->deadline = now + mrpsim_interval_ns(r);
-    mrpsim_test_tick(r, now, false);
+    if (running) {
+        r->deadline = MIN(r->deadline, next);
+    } else {
+        r->deadline = next;
+        mrpsim_test_tick(r, now, false);
+    }
     if (r->status & MRPSIM_MRP_STATUS_RUNNING) {
         mrpsim_test_arm(r);
     }
