@@ -11,9 +11,9 @@ Suites:
   guest   tests/cases/test_*.py: boot guests with mrpsim switches, every
           test but those a module names in LONG
   long    the tests of tests/cases that their modules name in LONG: the
-          same checks again on other paths (veth, hostile frames on the
-          software fallback), many flaps, long races (make check-long,
-          not default: about 20 minutes)
+          same checks again on other paths (veth, software), hostile
+          frames, many flaps, long races (make check-long, not default:
+          about 25 minutes)
   scale   tests/scale/test_*.py: the same at 50 switches (make check-scale,
           not in the default suites: it takes tens of minutes)
   soak    tests/soak/test_*.py: 10 minutes of a 14-switch ring at 500 us

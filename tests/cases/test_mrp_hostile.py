@@ -32,9 +32,10 @@ FRAMES = 400
 VETH_PORTS = ("v%da", "v%db")
 
 
-# make check-long: the same hostile frames on the software fallback and on
-# a veth ring (make check sends them to the hardware path).
-LONG = ("software_fallback", "veth_ring")
+# The whole module is make check-long's: hostile MRP frames from the
+# host into a running ring, on each path (make check's qtests and fuzzer
+# feed the device bad frames and descriptors).
+LONG = ("hardware_path", "software_fallback", "veth_ring")
 
 
 def topology():

@@ -16,9 +16,11 @@ INTERVAL = 1000   # us
 PROFILE = 10      # mrpd: MRP_Test every 1 ms
 
 
-# make check-long: every profile and one-at-a-time flaps (make check
-# runs profile 10 and the random flaps).
-LONG = ("mrpd_every_profile", "mrpd_isolated_flaps")
+# make check-long: every profile, one-at-a-time flaps (make check runs
+# profile 10 and the random flaps), the module parameter that forces the
+# software path (test_mrp_sw.py runs that path).
+LONG = ("mrpd_every_profile", "mrpd_isolated_flaps",
+        "module_param_forces_software")
 
 
 def topology():
@@ -180,19 +182,11 @@ def test_mrpd_three_mras_once_per_cable(vm):
 PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 
 
-def mrpd_started(vm):
-    """mrpd on every node, as test_mrpd_manager_once_per_cable leaves it
-    (the long suite runs a LONG test without the ones before it)."""
-    if not hasattr(vm, "cables"):
-        R.kernel_del(vm)
-        S.start(vm, PROFILE)
-
-
 def test_mrpd_every_profile(vm):
     """Each profile end to end with mrpd: the manager's switch tests at the
     profile's interval, a cut opens the ring once, its restore closes it
     once, the TopologyChange frames go round (tests/mrpscale.py)."""
-    mrpd_started(vm)
+    S.started(vm, PROFILE)
     for prof, (interval, max_miss) in sorted(PROFILES.items()):
         R.mrpd_rings(vm, profile=prof)
         R.wait_ring(vm, 0, "ring", "closed")
@@ -251,7 +245,7 @@ def test_mrpd_isolated_flaps(vm):
     """20 flaps of 0-50 ms, one at a time (make soak: 100): each opens the
     ring at most once, and once exactly when it broke the ring (issue
     11)."""
-    mrpd_started(vm)
+    S.started(vm, PROFILE)
     S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "20")))
 
 

@@ -15,6 +15,13 @@ INTERVAL = 10000   # us
 PROFILE = 200      # mrpd: MRP_Test every 20 ms
 
 
+# make check-long: what test_mrp_hw.py checks on the hardware path and
+# make check need not repeat here: the storm detector, cuts of one end,
+# three MRAs.
+LONG = ("storm_detector_sees_a_loop", "cut_one_end_of_each_cable",
+        "mrpd_three_mras_once_per_cable")
+
+
 def topology():
     t = R.topology(mrp=False)
     C.capture_cables(t, R.N)
@@ -86,4 +93,5 @@ def test_mrpd_manager_once_per_cable(vm):
 
 
 def test_mrpd_three_mras_once_per_cable(vm):
+    S.started(vm, PROFILE)
     S.mrpd_three_mras_once_per_cable(vm)

@@ -20,9 +20,10 @@ HW = 4          # switches 0..3: mrp=on
 SW = 3          # switches 4..6: mrp=off
 
 
-# make check-long: the scripts on veth rings (make check runs them on
-# mrpsim switches).
-LONG = ("veth_ring", "veth_mra")
+# make check-long: the scripts on the software path, mrpsim and veth
+# (make check runs them offloaded; test_mrp_sw.py runs mrpd on the
+# software path).
+LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra")
 
 
 def ring_ports(first, n):
