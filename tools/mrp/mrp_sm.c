@@ -777,6 +777,29 @@ static void mra_takeover(struct mrp_sm *sm, uint64_t now,
 		test_req(sm, now, sm->cfg.prof.test_short_us, out);
 }
 
+/*
+ * Whether a NACK to the manager @mac went out less than MRP_NACK_HOLD_US
+ * ago; if not, one goes now: remember it, in the oldest slot.
+ */
+static bool nack_held(struct mrp_sm *sm, uint64_t now, const uint8_t mac[6])
+{
+	unsigned i, old = 0;
+
+	for (i = 0; i < MRP_NACK_SLOTS; i++) {
+		if (sm->nack[i].at && !memcmp(sm->nack[i].mac, mac, 6)) {
+			if (now - sm->nack[i].at < MRP_NACK_HOLD_US)
+				return true;
+			old = i;
+			break;
+		}
+		if (sm->nack[i].at < sm->nack[old].at)
+			old = i;
+	}
+	memcpy(sm->nack[old].mac, mac, 6);
+	sm->nack[old].at = now;
+	return false;
+}
+
 static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
 			   const struct mrp_pdu *pdu, struct mrp_actions *out)
 {
@@ -788,13 +811,10 @@ static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
 			return;
 		}
 		/* tell the worse manager to step back */
-		if (sm->nack_at && !memcmp(sm->nack_mac, pdu->sa, 6) &&
-		    now - sm->nack_at < MRP_NACK_HOLD_US) {
+		if (nack_held(sm, now, pdu->sa)) {
 			sm->st.nack_held++;
 			return;
 		}
-		memcpy(sm->nack_mac, pdu->sa, 6);
-		sm->nack_at = now;
 		a = emit(out, MRP_ACT_SEND_OPTION);
 		a->a = MRP_SUB_TEST_MGR_NACK;
 		a->prio = pdu->prio;

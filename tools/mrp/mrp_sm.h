@@ -135,6 +135,7 @@ struct mrp_action {
  * behind on such a storm and dropped into it again.
  */
 #define MRP_NACK_HOLD_US 100000
+#define MRP_NACK_SLOTS 4	/* worse managers remembered at once */
 
 struct mrp_actions {
 	unsigned n;
@@ -187,9 +188,11 @@ struct mrp_sm {
 	uint16_t mgr_prio;
 	uint8_t mgr_mac[6];
 	uint64_t mgr_seen;
-	/* the last worse manager told to step back, and when */
-	uint8_t nack_mac[6];
-	uint64_t nack_at;
+	/* the last worse managers told to step back, and when */
+	struct {
+		uint8_t mac[6];
+		uint64_t at;	/* 0: free */
+	} nack[MRP_NACK_SLOTS];
 	struct mrp_sm_stats st;
 };
 
