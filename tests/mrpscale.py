@@ -393,8 +393,11 @@ def manager_secondary_blocked(vm):
     got = {p["name"]: R.port_state(vm, 0, p["name"]) for p in ports}
     want = {p["name"]: "blocking" if p["role"] == "secondary" else
             "forwarding" for p in ports}
-    assert got == want, "manager's ports %s, roles %s" % (
-        got, {p["name"]: p["role"] for p in ports})
+    assert got == want, (
+        "manager's ports %s, roles %s, states mrpd set %s\n%s" % (
+            got, {p["name"]: p["role"] for p in ports},
+            {p["name"]: p["state"] for p in ports},
+            R.mrpd_log_tail(vm, 0)))
 
 
 def random_flaps(vm, flaps, profile=10, seed=200):
