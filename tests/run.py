@@ -21,13 +21,12 @@ Suites:
 
 Every guest test module defines topology() (a tests.vm.Topology), and
 test_* functions taking the VM; optional setup(vm) runs after boot;
-optional LONG, the names of its tests (without test_) that only the long
-suite runs.  A
-test function that yields (name, ok, detail) reports each as a test (used
-for guest-side scripts that print TAP-like "ok - name" lines).  Each
-module boots one guest; when the guest powers off its log is scanned for
-kernel splats (lockdep, KASAN, kmemleak, UBSAN, WARN...), which is a test
-of its own.
+optional LONG names the tests (without test_) that only the long suite
+runs.  A test function that yields (name, ok, detail) reports each as a
+test (used for guest-side scripts that print TAP-like "ok - name"
+lines).  Each module boots one guest; when the guest powers off its log
+is scanned for kernel splats (lockdep, KASAN, kmemleak, UBSAN, WARN...),
+which is a test of its own.
 """
 
 import argparse
