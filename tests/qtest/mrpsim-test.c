@@ -1794,8 +1794,8 @@ static void test_generation(void)
 /*
  * Rewriting RUN of a running test ticks nothing at once: ten rewrites in
  * 2.5 intervals count the misses of the 3 ticks in that time, not one per
- * rewrite (which made 3 misses, a loss, by the second).  The misses still
- * add up at the tick rate.
+ * rewrite (which made 3 misses by the second rewrite and a loss at the
+ * third).  The misses still add up at the tick rate.
  */
 static void test_rewrite_counts_no_miss(void)
 {
