@@ -1,7 +1,7 @@
 # mrpsim: build everything from Debian packages and run the tests.
 #
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
-#   make check    build what is needed, run the tests (about 45 minutes)
+#   make check    build what is needed, run the tests (about 40 minutes)
 #   make check-long   the guest tests make check leaves out: veth rings,
 #                     hostile frames, every profile, flaps one at a time,
 #                     flood, races (about 25 minutes)
