@@ -22,11 +22,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from smoke import in_own_netns, report, sh, summary  # noqa: E402
 
 
+def connect(name, timeout=5.0):
+    """Connect to the control socket, then set @timeout for I/O.
+
+    The connect itself blocks: a socket with a timeout is non-blocking
+    underneath, and a unix socket's non-blocking connect fails with
+    EAGAIN at once while mrpd's listen backlog is full.
+    """
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("\0" + name)
+    s.settimeout(timeout)
+    return s
+
+
 def talk(name, data, timeout=5.0):
     """Send raw bytes on the control socket, return everything read."""
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect("\0" + name)
+    s = connect(name, timeout)
     s.sendall(data)
     out = b""
     try:
@@ -104,9 +115,7 @@ def main():
            "survives more clients than it serves")
 
     # pipelined requests on one connection
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect("\0" + sock)
+    s = connect(sock)
     s.sendall(b"ping\nversion\nping\n")
     buf = b""
     while buf.count(b"\n.\n") < 3:
