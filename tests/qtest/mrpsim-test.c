@@ -1815,6 +1815,35 @@ static void test_rewrite_counts_no_miss(void)
     shutdown_ctx(t);
 }
 
+/*
+ * An MRA manager that gives way sets MONITOR on its running test: that is
+ * a new test, not a restart.  The misses it counted of its own frames must
+ * not become a loss of the better manager it now watches, which would
+ * make it take over again at once.
+ */
+static void test_monitor_switch_is_new_test(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0];
+
+    evq_setup(t, a, EVQ_SIZE);
+    /* b is no MRC: a's frames never come back; ticks at 0, 1 and 2 ms */
+    start_mrm(a, MRPSIM_ROLE_MRA, IV_US, 3);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    qtest_clock_step(t->qts, 2 * IV_US * 1000 + IV_US * 1000 / 2);
+    expect_no_ev(t, a);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN |
+        MRPSIM_TEST_CTRL_MONITOR);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING);
+    g_assert_cmpuint(mgen(a, 0), ==, 2);
+    /* the generator's loss was due at 3 ms: none */
+    qtest_clock_step(t->qts, IV_US * 1000);
+    expect_no_ev(t, a);
+    /* no manager shows up: the monitor's own loss, of the new test */
+    expect_losses(t, a, 2);
+    shutdown_ctx(t);
+}
+
 static void test_period(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -2266,6 +2295,8 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/test-generation", test_generation);
     qtest_add_func("/mrpsim/test-rewrite-counts-no-miss",
                    test_rewrite_counts_no_miss);
+    qtest_add_func("/mrpsim/monitor-switch-is-new-test",
+                   test_monitor_switch_is_new_test);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);

@@ -423,13 +423,19 @@ static int mrpsim_mrp_role_del(struct mrpsim_port *port,
  * state.  A port the bridge was told is lost would stay so while the new
  * test's frames come back; on a closed ring (as its manager set it) it is
  * told it is not lost, as the engine sees it.  On an open ring the
- * engine hands the first frame back to the CPU, and the bridge's manager
- * clears the flag itself (see mrpsim_report_arm() in the device).
+ * engine hands a manager's first frame back to the CPU, and the bridge's
+ * manager clears the flag itself (see mrpsim_report_arm() in the device).
+ * A monitor (an MRA that gave way) gets no such frame and is told too:
+ * else the loss it reports when the manager goes silent finds the flag
+ * already set, and the daemon, which acts on changes, never takes over.
  */
 static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
-	bool closed = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
-		      MRPSIM_RSTATE_CLOSED;
+	bool monitor = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL) &
+		       MRPSIM_TEST_CTRL_MONITOR;
+	bool tell = monitor ||
+		    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
+		    MRPSIM_RSTATE_CLOSED;
 	struct net_device *dev[2] = { mrp->p_dev, mrp->s_dev };
 	bool changed = false;
 	unsigned int k;
@@ -441,7 +447,7 @@ static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 			continue;
 		WRITE_ONCE(port->mrp_hw, mrp->hw);
 		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
-		if (!closed || !port->mrp_reported)
+		if (!tell || !port->mrp_reported)
 			continue;
 		/* Pairs with atomic_xchg() in mrpsim_mrp_port_take(). */
 		smp_mb__before_atomic();
@@ -458,7 +464,7 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 {
 	struct mrpsim *sw = port->sw;
 	struct mrpsim_mrp *mrp;
-	u32 ctrl, status;
+	u32 ctrl, old, status;
 	bool fresh;
 
 	mrp = mrpsim_mrp_get(port, test->obj.orig_dev, test->ring_id);
@@ -500,12 +506,14 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 		ctrl |= MRPSIM_TEST_CTRL_MONITOR;
 
 	/* Rewriting RUN restarts the interval and the period and keeps the
-	 * lost state of the ports.  A test started afresh is a new
-	 * generation, which its events carry: take it before the engine
-	 * can raise one.
+	 * lost state of the ports.  A test started afresh, or one that
+	 * switches between generating and monitoring, is a new generation,
+	 * which its events carry: take it before the engine can raise one.
 	 */
 	status = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_STATUS);
-	fresh = !(status & MRPSIM_MRP_STATUS_RUNNING);
+	old = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL);
+	fresh = !(status & MRPSIM_MRP_STATUS_RUNNING) ||
+		((old ^ ctrl) & MRPSIM_TEST_CTRL_MONITOR);
 	WRITE_ONCE(mrp->gen, FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) +
 			     fresh);
 	mrpsim_mrp_write_sa(sw, mrp);

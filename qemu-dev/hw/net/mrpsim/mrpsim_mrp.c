@@ -320,7 +320,8 @@ static void mrpsim_test_timer(void *opaque)
  * restart ticks nothing at once: that tick would count a miss against
  * frames sent less than an interval before, and a manager's software
  * shortens and restores the interval on each MRP_LinkUp it gets, so a
- * series of them added up to a false loss.
+ * series of them added up to a false loss.  Setting or clearing MONITOR
+ * is no restart (see the TEST_CTRL write): the test is new.
  */
 static void mrpsim_test_start(MrpsimRing *r)
 {
@@ -550,6 +551,14 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
             !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
             mrpsim_reg_error(r, addr, val);
             return;
+        }
+        if ((r->status & MRPSIM_MRP_STATUS_RUNNING) &&
+            ((r->test_ctrl ^ val) & MRPSIM_TEST_CTRL_MONITOR)) {
+            /*
+             * Generate <-> monitor: the misses and losses counted so far
+             * were of other frames; start a new test, not a restart.
+             */
+            mrpsim_test_stop(r);
         }
         r->test_ctrl = val & (MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR);
         mrpsim_test_start(r);
