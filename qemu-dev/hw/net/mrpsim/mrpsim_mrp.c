@@ -135,12 +135,12 @@ static void mrpsim_send_tests(MrpsimRing *r, int64_t now)
         }
         p = &s->port[r->port[which]];
         if (!mrpsim_port_up(p) || !p->link) {
-            trace_mrpsim_mrp_test_skip(r->idx, p->idx);
+            trace_mrpsim_mrp_test_skip(mrpsim_id(s), r->idx, p->idx);
             continue;
         }
         len = mrpsim_build_test(r, p, which, seq, now, f);
         r->seq_id = seq;
-        trace_mrpsim_mrp_test_tx(r->idx, p->idx, seq);
+        trace_mrpsim_mrp_test_tx(mrpsim_id(s), r->idx, p->idx, seq);
         if (mrpsim_port_xmit(p, f, len)) {
             p->cnt[MRPSIM_CNT_MRP_TEST_TX]++;
         }
@@ -265,7 +265,7 @@ static void mrpsim_test_stop(MrpsimRing *r)
     r->miss[0] = r->miss[1] = 0;
     r->report_due = 0;
     r->end = 0;
-    trace_mrpsim_mrp_test_stop(r->idx);
+    trace_mrpsim_mrp_test_stop(mrpsim_id(r->s), r->idx);
 }
 
 /* One interval tick: check the monitor, then send the test frames. */
@@ -291,7 +291,7 @@ static void mrpsim_test_timer(void *opaque)
     }
     if (r->end && now >= r->end) {
         mrpsim_test_stop(r);
-        trace_mrpsim_mrp_test_done(r->idx);
+        trace_mrpsim_mrp_test_done(mrpsim_id(r->s), r->idx);
         mrpsim_event(r->s, MRPSIM_EV_TEST_DONE, MRPSIM_NONE, r->idx,
                      mrpsim_ev_data(r, 0));
         return;
@@ -339,8 +339,10 @@ static void mrpsim_test_start(MrpsimRing *r)
     r->status |= MRPSIM_MRP_STATUS_RUNNING;
     r->test_ctrl |= MRPSIM_TEST_CTRL_RUN;
     r->end = r->period ? now + (int64_t)r->period * SCALE_US : 0;
-    trace_mrpsim_mrp_test_start(r->idx, mrpsim_role_names[r->role],
-                                r->interval, r->max_miss, r->period);
+    trace_mrpsim_mrp_test_start(mrpsim_id(r->s), r->idx,
+                                mrpsim_role_names[r->role],
+                                mrpsim_ring_monitor(r), !running,
+                                r->interval, r->max_miss, r->period, now);
     if (running) {
         r->deadline = MIN(r->deadline, next);
     } else {
@@ -454,7 +456,7 @@ uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
 
 static void mrpsim_reg_error(MrpsimRing *r, hwaddr addr, uint32_t val)
 {
-    trace_mrpsim_mrp_bad_value(r->idx, addr, val);
+    trace_mrpsim_mrp_bad_value(mrpsim_id(r->s), r->idx, addr, val);
     mrpsim_error(r->s, MRPSIM_ERR_REG, MRPSIM_NONE, addr);
 }
 
@@ -477,7 +479,7 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
             return;
         }
         r->role = val;
-        trace_mrpsim_mrp_role(r->idx, mrpsim_role_names[val]);
+        trace_mrpsim_mrp_role(mrpsim_id(s), r->idx, mrpsim_role_names[val]);
         if ((val == MRPSIM_ROLE_DISABLED || val == MRPSIM_ROLE_MRC) &&
             (r->status & MRPSIM_MRP_STATUS_RUNNING)) {
             mrpsim_test_stop(r);
@@ -652,7 +654,7 @@ static void mrpsim_trap(MrpsimRing *r, MrpsimPort *p, const uint8_t *buf,
                         size_t len, uint16_t flags)
 {
     p->cnt[MRPSIM_CNT_MRP_TRAP]++;
-    trace_mrpsim_mrp_trap(r->idx, p->idx, len);
+    trace_mrpsim_mrp_trap(mrpsim_id(r->s), r->idx, p->idx, len);
     mrpsim_rx_to_cpu(p, buf, len, MRPSIM_DESC_MRP | flags, r->idx);
 }
 
@@ -673,7 +675,7 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
     }
     if (!mrpsim_mrp_parse(buf, len, &first)) {
         p->cnt[MRPSIM_CNT_MRP_MALFORMED]++;
-        trace_mrpsim_mrp_malformed(r->idx, p->idx, len);
+        trace_mrpsim_mrp_malformed(mrpsim_id(s), r->idx, p->idx, len);
         return true;
     }
 
@@ -682,7 +684,8 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
         const uint8_t *sa = tlv + 4;
         bool own = !memcmp(sa, r->sa, 6);
 
-        trace_mrpsim_mrp_test_rx(r->idx, p->idx, own, lduw_be_p(tlv + 8));
+        trace_mrpsim_mrp_test_rx(mrpsim_id(s), r->idx, p->idx, own,
+                                 lduw_be_p(tlv + 8), mrpsim_clock_ns());
         if (!mrpsim_ring_client(r)) {
             if (own) {
                 /* our own test frame came round the ring: terminate it */
