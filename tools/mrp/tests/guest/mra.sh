@@ -8,6 +8,16 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
+# takeovers_are N COUNT: node 1's mrpd counted N; else show when it
+# changed mode and what it saw just before
+takeovers_are() {
+	[ "${2:-0}" -eq "$1" ] && return 0
+	echo "node 1 took over $2 times, not $1; its mode changes (all):"
+	grep -B4 'now acts as' "$LOGDIR/mrpd-mrp1.log" |
+		grep -v 'seq [0-9]* from\|fdb flushed\|flush port'
+	return 1
+}
+
 trap 'ring_teardown' EXIT
 ring_setup
 if [ "$N" -lt 4 ]; then
@@ -38,6 +48,11 @@ check "node 3 reports the ring closed" wait_ring 3 ring closed
 check "node 1 knows node 3 as manager" \
 	show_has 1 'manager prio 0x9000 mac 02:00:00:00:03:00'
 check "traffic across the ring" ping_ok 2 4
+# Takeovers count from here.  Until every node has its ring instance,
+# nodes without one forward MRP frames in software, in bursts on a TCG
+# guest, and the MRA that gave way may miss the manager's test frames
+# for three intervals and take over again for a while, as it must.
+t0=$(counter 1 takeovers)
 
 # node 3 cut off: both of its links down
 link_set 2 down
@@ -56,8 +71,8 @@ daemon_stop 3 TERM
 check "node 3 mrpd stopped: node 1 takes over" wait_ring 1 mode manager
 check "node 1 closes the ring through node 3" wait_ring 1 ring closed
 check "traffic while node 1 manages" ping_ok 2 4
-t=$(counter 1 takeovers)
-check "node 1 counted exactly its two takeovers ($t)" test "${t:-0}" -eq 2
+t=$(($(counter 1 takeovers) - ${t0:-0}))
+check "node 1 counted exactly its two takeovers ($t)" takeovers_are 2 "$t"
 
 # node 3 returns and wins again
 check "node 3 mrpd restarted" daemon_start 3
