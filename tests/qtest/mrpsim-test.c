@@ -1575,9 +1575,10 @@ static void test_mra_monitor(void)
 }
 
 /*
- * Two MRCs and no MRM: a test frame circulates for ever.  It must do so
- * from bottom halves, one hop per main loop iteration, never by recursion
- * in the receive path: QEMU keeps answering and a cut stops the frame.
+ * Two MRCs and no MRM: a test frame circulates for ever.  A switch
+ * forwards at once, but at most a burst of frames per main loop turn
+ * before its bottom half: QEMU keeps answering (cut-through forwarding
+ * without the burst limit hung here) and a cut stops the frame.
  */
 static void test_mrc_ring_no_recursion(void)
 {

@@ -29,6 +29,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(MrpsimState, MRPSIM)
 #define MRPSIM_ETH_P_MRP        0x88e3
 #define MRPSIM_NONE             0xff    /* no port, no ring instance */
 #define MRPSIM_FWDQ_LEN         32      /* hardware forwarding queue */
+#define MRPSIM_FWD_BURST        16      /* forwarded at once per main loop */
 #define MRPSIM_PORT_BLOCK       0x200
 #define MRPSIM_MRP_BLOCK        0x100
 #define MRPSIM_EVPEND_LEN       32      /* events waiting for evq_bh */
@@ -124,11 +125,16 @@ struct MrpsimState {
     uint32_t clock_hi;          /* latched by CLOCK_LO */
     uint32_t cnt_hi;            /* latched by a counter's low half */
 
-    /* MRP frames forwarded by hardware leave from this bottom half. */
+    /*
+     * MRP frames forwarded by hardware leave at once (mrpsim_fwd()), or
+     * from this bottom half when the switch is forwarding already.
+     */
     QEMUBH *fwd_bh;
     MrpsimFwd fwdq[MRPSIM_FWDQ_LEN];
     uint32_t fwd_head;
     uint32_t fwd_count;
+    bool fwd_busy;              /* in mrpsim_fwd() or the bottom half */
+    uint32_t fwd_burst;         /* sent at once since the bottom half ran */
 
     /*
      * Events raised outside the device's re-entrancy guard (the MRP timer,
@@ -194,8 +200,8 @@ void mrpsim_event(MrpsimState *s, uint8_t type, uint8_t port, uint8_t ring,
 bool mrpsim_port_xmit(MrpsimPort *p, const uint8_t *buf, size_t len);
 void mrpsim_rx_to_cpu(MrpsimPort *p, const uint8_t *buf, size_t len,
                       uint16_t flags, uint8_t ring);
-bool mrpsim_fwd_enqueue(MrpsimPort *in, unsigned int out,
-                        const uint8_t *buf, size_t len);
+bool mrpsim_fwd(MrpsimPort *in, unsigned int out, const uint8_t *buf,
+                size_t len);
 
 /* mrpsim_mrp.c */
 extern const VMStateDescription mrpsim_vmstate_ring;
