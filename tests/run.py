@@ -44,6 +44,7 @@ import vm as vmlib  # noqa: E402
 
 TOP = vmlib.TOP
 SUMMARY_RE = re.compile(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$")
+NOT_OK_RE = re.compile(r"^not ok(?: \d+)? - ")
 
 
 class Results:
@@ -70,12 +71,13 @@ class Results:
                     print("#   " + line)
         sys.stdout.flush()
 
-    def add_counts(self, name, p, f, s):
+    def add_counts(self, name, p, f, s, names=()):
         self.passed += p
         self.failed += f
         self.skipped += s
         if f:
-            self.failures.append("%s (%d failed)" % (name, f))
+            self.failures.append("%s (%d failed%s)" % (
+                name, f, ": " + ", ".join(names[:3]) if names else ""))
 
 
 def run_external(res, name, argv, timeout):
@@ -106,7 +108,10 @@ def run_external(res, name, argv, timeout):
         return
     if rc != 0 and counts[1] == 0:
         res.report("%s: suite exit status" % name, False, secs, "exit %d" % rc)
-    res.add_counts(name, *counts)
+    # a suite's own "not ok" lines, numbered or not, name its failures
+    names = [NOT_OK_RE.sub("", line.strip()) for line in out.splitlines()
+             if NOT_OK_RE.match(line.strip())]
+    res.add_counts(name, *counts, names=names)
     print("# suite %s: %d passed, %d failed, %d skipped (%.0f s)" %
           ((name,) + counts + (secs,)))
 
