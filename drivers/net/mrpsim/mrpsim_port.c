@@ -635,16 +635,20 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 
 	/* Where the driver and the device stand: a device HEAD at TAIL
 	 * means the frames were sent and the completions not reclaimed;
-	 * a TAIL behind the driver's, a doorbell that never came.
+	 * a TAIL behind the driver's, a doorbell that never came.  A masked
+	 * vector with NAPI idle is an interrupt that never reached the
+	 * handler; with NAPI scheduled, a poll that never got to run.
 	 */
 	netdev_err(netdev,
-		   "TX timeout, %u descriptors pending: driver head %u tail %u doorbell %u, device head %u tail %u, vector %s\n",
+		   "TX timeout, %u descriptors pending: driver head %u tail %u doorbell %u, device head %u tail %u, vector %s, NAPI %s\n",
 		   READ_ONCE(q->tail) - READ_ONCE(q->head),
 		   READ_ONCE(q->head) & mask, READ_ONCE(q->tail) & mask,
 		   READ_ONCE(q->doorbell) & mask,
 		   readl(q->regs + MRPSIM_Q_HEAD), readl(q->regs + MRPSIM_Q_TAIL),
 		   mrpsim_read(port->sw, MRPSIM_REG_IRQ_MASK) &
-		   BIT(MRPSIM_VEC_PORT(port->index)) ? "masked" : "unmasked");
+		   BIT(MRPSIM_VEC_PORT(port->index)) ? "masked" : "unmasked",
+		   test_bit(NAPI_STATE_SCHED, &port->napi.state) ?
+		   "scheduled" : "idle");
 	schedule_work(&port->restart_work);
 }
 
