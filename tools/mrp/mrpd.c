@@ -894,6 +894,10 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				 * the flag, so only changes mean something...
 				 */
 				changed = (int)l->ring_open != p->loc;
+				logmsg(2, "%s: ring-open flag %u (was %d)%s",
+				       p->name, l->ring_open, p->loc,
+				       !changed && p->self_notify ?
+				       ", own flush" : "");
 				if (!changed && p->self_notify) {
 					/* the echo of our own FDB flush */
 					p->self_notify--;
