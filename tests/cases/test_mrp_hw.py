@@ -243,8 +243,8 @@ def test_mrpd_random_flaps(vm):
 
 def test_mrpd_isolated_flaps(vm):
     """20 flaps of 0-50 ms, one at a time (make soak: 100): each opens the
-    ring at most once, and once exactly when it broke the ring (issue
-    11)."""
+    ring at most once, and once exactly when it broke the ring and the
+    ring was still open when the manager's mrpd read of it (issue 11)."""
     S.started(vm, PROFILE)
     S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "20")))
 

@@ -105,5 +105,6 @@ def test_soak_flaps(vm):
 
 def test_soak_isolated_flaps(vm):
     """100 flaps one at a time (MRPSIM_ISOLATED_FLAPS): each opens the
-    ring at most once, and once exactly when it broke the ring."""
+    ring at most once, and once exactly when it broke the ring and the
+    ring was still open when the manager's mrpd read of it."""
     S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "100")))

@@ -14,6 +14,11 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55	/* <asm-generic/socket.h>, Linux 4.12 */
+#endif
 
 #include "mrp_nl.h"
 
@@ -572,6 +577,18 @@ int mrp_nl_dump_links(struct mrp_nl *h, int family, mrp_nl_link_cb cb,
 	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
 	ifm->ifi_family = (unsigned char)family;
 	return nl_talk(h, nlh, link_msg_cb, &w);
+}
+
+long mrp_nl_queued(const struct mrp_nl *h)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(mnl_socket_get_fd(h->nl), SOL_SOCKET, SO_MEMINFO,
+		       mem, &len) < 0 ||
+	    len < (SK_MEMINFO_RMEM_ALLOC + 1) * sizeof(mem[0]))
+		return -1;
+	return mem[SK_MEMINFO_RMEM_ALLOC];
 }
 
 int mrp_nl_read_events(struct mrp_nl *h, mrp_nl_link_cb cb, void *arg)

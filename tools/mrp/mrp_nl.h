@@ -108,6 +108,12 @@ int mrp_nl_dump_links(struct mrp_nl *h, int family, mrp_nl_link_cb cb,
 #define MRP_NL_EVENT_BUDGET 64
 int mrp_nl_read_events(struct mrp_nl *h, mrp_nl_link_cb cb, void *arg);
 
+/*
+ * Bytes the kernel holds queued on a socket for us to read (its receive
+ * memory, SO_MEMINFO), or -1.
+ */
+long mrp_nl_queued(const struct mrp_nl *h);
+
 /* Human readable error: extack message if any, else strerror. */
 const char *mrp_nl_strerror(const struct mrp_nl *h, int err);
 

@@ -62,6 +62,9 @@ struct counters {
 	uint64_t rx, rx_malformed, rx_foreign, tx, tx_err, nl_err;
 	uint64_t link_glitches;	/* late link-downs not acted on: the link
 				 * was up again (link_up_again()) */
+	uint64_t old_news;	/* ring-open notifications not acted on:
+				 * the flag had changed again
+				 * (ring_open_now()) */
 };
 
 struct ring {
@@ -433,6 +436,22 @@ static int query_links(struct link_query *q)
 	if (!err)
 		err = mrp_nl_dump_links(&g.req, AF_BRIDGE, link_query_cb, q);
 	return err;
+}
+
+/*
+ * The port's IFLA_BRPORT_MRP_RING_OPEN as the kernel has it now, or -1
+ * when it cannot be read.
+ */
+static int ring_open_now(const struct port *p)
+{
+	struct link_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.want[1] = p->ifindex;
+	if (mrp_nl_dump_links(&g.req, AF_BRIDGE, link_query_cb, &q) ||
+	    !q.l[1].has_ring_open)
+		return -1;
+	return q.l[1].ring_open;
 }
 
 static bool link_is_up(unsigned flags)
@@ -886,6 +905,7 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				struct port *q = &r->port[!i];
 				bool changed, repeat, mon, pair;
 				uint64_t win;
+				int cur;
 
 				if (l->type != RTM_NEWLINK || !l->has_ring_open)
 					continue;
@@ -939,6 +959,37 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				p->loc = l->ring_open;
 				if (!changed && !(mon && repeat) && !pair)
 					continue;
+				/*
+				 * A notification can be old news: the flag
+				 * changed again since, and the notification
+				 * of that change waits behind this one.  We
+				 * may have fallen far behind (a busy node,
+				 * thousands of notifications queued by a
+				 * flapping link); replaying them would change
+				 * the state of a ring that is not what they
+				 * say, and every change we make queues more
+				 * notifications behind them: a manager once
+				 * flipped between open and closed for
+				 * minutes after the flaps stopped, forwarding
+				 * the secondary of a closed ring every other
+				 * time.  So when anything is queued, the flag
+				 * as the kernel has it now decides.  A ring
+				 * that opened and closed again before we read
+				 * of it (a driver reports both at once) is
+				 * closed: nothing to do, the paths did not
+				 * change.
+				 */
+				cur = mrp_nl_queued(&g.ev) != 0 ?
+				      ring_open_now(p) : -1;
+				if (cur >= 0 && cur != (int)l->ring_open) {
+					DBG("%s: MRP ring %s: old news, the "
+					    "flag is %d now", p->name,
+					    l->ring_open ? "open" : "closed",
+					    cur);
+					r->c.old_news++;
+					p->loc = cur;
+					continue;
+				}
 				DBG("%s: MRP ring %s%s", p->name,
 				    l->ring_open ? "open" : "closed",
 				    changed ? "" : " (repeated)");
@@ -1207,9 +1258,11 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  (unsigned long long)r->c.tx,
 		  (unsigned long long)r->c.tx_err,
 		  (unsigned long long)r->c.nl_err);
-	sb_printf(b, "  link-glitches %llu stale-link-rx %u stale-loss %u\n",
+	sb_printf(b, "  link-glitches %llu stale-link-rx %u stale-loss %u "
+		  "old-news %llu\n",
 		  (unsigned long long)r->c.link_glitches,
-		  sm->st.stale_link_rx, sm->st.stale_loss);
+		  sm->st.stale_link_rx, sm->st.stale_loss,
+		  (unsigned long long)r->c.old_news);
 	if (r->last_err[0])
 		sb_printf(b, "  last error: %s\n", r->last_err);
 	if (r->kernel_warn[0])
@@ -1263,7 +1316,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  "\"stale_loss\":%u,\"rx\":%llu,"
 		  "\"rx_malformed\":%llu,"
 		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
-		  "\"netlink_errors\":%llu,\"link_glitches\":%llu}",
+		  "\"netlink_errors\":%llu,\"link_glitches\":%llu,"
+		  "\"old_news\":%llu}",
 		  sm->st.transitions,
 		  sm->st.ring_open, sm->st.topo_sent, sm->st.topo_rx,
 		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
@@ -1277,7 +1331,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  (unsigned long long)r->c.tx,
 		  (unsigned long long)r->c.tx_err,
 		  (unsigned long long)r->c.nl_err,
-		  (unsigned long long)r->c.link_glitches);
+		  (unsigned long long)r->c.link_glitches,
+		  (unsigned long long)r->c.old_news);
 	sb_printf(b, ",\"last_error\":");
 	sb_json_str(b, r->last_err);
 	sb_printf(b, ",\"kernel_warning\":");
