@@ -414,7 +414,8 @@ def random_flaps(vm, flaps, profile=10, seed=200):
     the ring twice: a client read its link-down notification after the
     link was up again and sent MRP_LinkDown into the closed ring (mrpd now
     ignores it, a "link glitch"); 200 flaps opened the ring 201 times.
-    mrpd must be running (start()).
+    Once the ring has closed and the kernel is quiet, the manager's ring
+    state must not change any more.  mrpd must be running (start()).
     Returns (opens, flaps)."""
     R.mrpd_rings(vm, profile=profile)
     R.wait_ring(vm, 0, "ring", "closed")
@@ -448,6 +449,15 @@ def random_flaps(vm, flaps, profile=10, seed=200):
         "%d copies of 2 broadcasts on one cable: a loop (the manager's "
         "ring transitions meanwhile: %d)\n%s" % (
             n, moved, R.mrpd_log_tail(vm, 0)))
+    # The kernel has been quiet since settle(); a manager that still
+    # changes the ring's state acts on old reports (it did so for
+    # minutes after 1000 flaps, forwarding the secondary of a closed
+    # ring every other time, which the checks above saw only when they
+    # happened to look at the wrong moment).
+    assert moved == 0, (
+        "the manager's mrpd changed the ring state %d times after the "
+        "flaps stopped and the ring closed\n%s" % (
+            moved, R.mrpd_log_tail(vm, 0)))
     return opens, flaps
 
 
