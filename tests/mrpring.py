@@ -142,12 +142,15 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
     when None); options go to every node's `mrpctl add` as they are.
 
     The ring is closed last, as when a ring is commissioned: with one cable
-    cut, the nodes are configured all at once, then the cable comes back.
-    A node not configured yet floods MRP frames like any multicast, in
-    software: on a closed ring, a client's MRP_LinkUp would circulate with
-    no manager to take it, and the manager's test frames would cross every
-    node still waiting, a slow, lossy CPU path at 1 ms test intervals,
-    until the last node is configured (seconds in a TCG guest)."""
+    cut, the nodes are configured, then the cable comes back.  The clients
+    go first, all at once, then the manager or MRAs: a node not configured
+    yet floods MRP frames like any multicast, in software, and a manager
+    started before them sends its test frames across every client still
+    waiting, a slow CPU path in a TCG guest.  With 50 switches (25 of them
+    on each side of the cut) that held the guest's softirqs back for 5-7 s
+    until the last client was configured: NETDEV WATCHDOG timeouts.
+    On a closed ring, a client's MRP_LinkUp would also circulate with no
+    manager to take it."""
     n = nodes(vm)
     ports = ring_ports(vm)
     extra = " interval %d max-miss 3" % interval if interval else ""
@@ -156,17 +159,23 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
     if react is not None:
         roles = {i: r + " react %d" % react if r.startswith("mrm") else r
                  for i, r in roles.items()}
-    cmds = []
-    for i in range(n):
-        cmds.append("{ %s; %s || echo \"node %d failed\"; } &" % (
+
+    def add(i):
+        return "{ %s; %s || echo \"node %d failed\"; } &" % (
             nsx(i, "mrpctl del br0 ring %d >/dev/null 2>&1" % RING),
             nsx(i, "mrpctl add br0 ring %d primary %s secondary %s "
                 "role %s profile %d%s" % (RING, ports[0] % i, ports[1] % i,
                                          roles.get(i, "mrc"), profile,
-                                         extra)), i))
+                                         extra)), i)
+
+    managers = [i for i in range(n) if not roles.get(i, "mrc").startswith(
+        "mrc")]
+    clients = [i for i in range(n) if i not in managers]
     cut(vm, n // 2)
     try:
-        out = vm.check("\n".join(cmds + ["wait"]))
+        out = "".join(vm.check("\n".join([add(i) for i in group] +
+                                         ["wait"]))
+                      for group in (clients, managers) if group)
     finally:
         cut(vm, n // 2, up=True)
     assert "failed" not in out, out
