@@ -365,6 +365,23 @@ def cuts_crossed_once(vm, cuts):
     assert stats["TopologyChange frames"] > 0, stats
 
 
+def rmmod_with_rings_live(vm):
+    """rmmod mrpsim with every node's ring configured and mrpd running:
+    no node keeps a switch port (in its bridge or at all), every mrpd
+    lives on."""
+    n = R.nodes(vm)
+    vm.check("rmmod mrpsim", timeout=600)
+    vm.check("test ! -e /sys/module/mrpsim")
+    out = vm.check("for i in $(seq 0 %d); do ip -n n$i -o link show; done"
+                   % (n - 1), timeout=600)
+    stale = re.findall(r"^\d+: (s\d+p\d+)[@:]", out, re.M)
+    assert not stale, "switch ports left: %s" % " ".join(stale)
+    assert "master br0" not in out, out
+    out = vm.check("pidof mrpd || true")
+    assert len(out.split()) == n, "mrpd running: %d of %d" % (
+        len(out.split()), n)
+
+
 def manager_counts(vm, glitches=True):
     """(ring transitions in the manager's mrpd, loss-of-continuity events
     its switch raised on each ring port, link glitches every node's mrpd

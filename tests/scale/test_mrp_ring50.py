@@ -10,7 +10,8 @@ ring stays closed and quiet, no MRP frame reaches a CPU, and every test
 frame crosses all 50 cables once; cuts spread round the ring each open it
 once and their restores close it once, every MRP frame crossing each cable
 once per direction (no storm); each detection stays within
-(max_miss + 1) intervals of the device's virtual clock.
+(max_miss + 1) intervals of the device's virtual clock.  Last, the
+driver is removed with every ring live.
 """
 
 import mrpscale as S
@@ -52,3 +53,8 @@ def test_detection_within_bound(vm):
 
 def test_cuts_cross_each_cable_once(vm):
     S.cuts_crossed_once(vm, len(CUTS))
+
+
+def test_rmmod_with_rings_live(vm):
+    """Last: the driver goes with 50 rings configured and mrpd running."""
+    S.rmmod_with_rings_live(vm)
