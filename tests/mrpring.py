@@ -151,8 +151,8 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
     until the last client was configured: NETDEV WATCHDOG timeouts.
     MRAs start with the clients, as they always did: three MRAs started
     at the same moment once the clients were up left the best of them a
-    client for good in one run of two (ring14's three_mras; an election
-    bug for issue 12).
+    client for good in one run of two (ring14's three_mras: mrpd ignored
+    the loss report that followed old news; not fixed yet).
     On a closed ring, a client's MRP_LinkUp would also circulate with no
     manager to take it."""
     n = nodes(vm)
