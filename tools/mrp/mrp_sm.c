@@ -1057,3 +1057,90 @@ uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm)
 			best = sm->deadline[i];
 	return best;
 }
+
+/* ---- ring-open notifications ---- */
+
+enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
+				    struct mrp_loc *p,
+				    const struct mrp_loc *q, bool flag,
+				    uint64_t now,
+				    int (*flag_now)(void *arg), void *arg)
+{
+	bool changed, repeat, mon, pair;
+	uint64_t win;
+	int cur;
+
+	/*
+	 * Every notification about a bridge port carries the flag, so only
+	 * changes mean something...
+	 */
+	changed = (int)flag != p->flag;
+	if (!changed && p->self_notify) {
+		p->self_notify--;
+		return MRP_LOC_OWN_FLUSH;
+	}
+	/*
+	 * ...except in monitor mode (MRA acting as client): the flag may
+	 * still be 1 from an earlier loss, and the kernel repeats the report
+	 * every test interval while the manager's frames are missing.  Two
+	 * reports in a row, one interval apart, are a loss; a lone repeat is
+	 * some other notification (carrier, FDB flush).
+	 */
+	mon = !sm->mrm_mode && sm->test_monitor;
+	win = 2 * (uint64_t)sm->test_interval + sm->test_interval / 2 + 2000;
+	repeat = flag && p->open_seen && now - p->open_seen <= win;
+	/*
+	 * ...and except a manager's flags that are both still 1 while the
+	 * ring is closed.  The kernel clears a port's flag only for a test
+	 * frame that arrives while the ring state is open, and the ring may
+	 * have closed without that: on an own test frame our packet socket
+	 * saw before the bridge did, on a client's LinkUp, or by the
+	 * secondary coming up.  The kernel reports a loss on both ring ports
+	 * at once, every interval while the ring state is closed; one port
+	 * notification alone is something else.
+	 */
+	pair = flag && !changed && q->flag == 1 && sm->mrm_mode &&
+	       sm->mrm_state == MRM_CHK_RC &&
+	       q->open_seen && now - q->open_seen <= win;
+	if (flag)
+		p->open_seen = now;
+	p->flag = flag;
+	if (!changed && !(mon && repeat) && !pair)
+		return MRP_LOC_NONE;
+	/*
+	 * A notification can be old news: the flag changed again since, and
+	 * the notification of that change waits behind this one.  We may
+	 * have fallen far behind (a busy node, thousands of notifications
+	 * queued by a flapping link); replaying them would change the state
+	 * of a ring that is not what they say, and every change we make
+	 * queues more notifications behind them: a manager once flipped
+	 * between open and closed for minutes after the flaps stopped,
+	 * forwarding the secondary of a closed ring every other time.  So
+	 * when anything is queued, the flag as the kernel has it now
+	 * decides.  A ring that opened and closed again before we read of it
+	 * (a driver reports both at once) is closed: nothing to do, the
+	 * paths did not change.
+	 */
+	cur = flag_now(arg);
+	if (cur >= 0 && cur != (int)flag) {
+		p->flag = cur;
+		return MRP_LOC_OLD_NEWS;
+	}
+	if (!flag)
+		return MRP_LOC_CLOSED;
+	return changed ? MRP_LOC_OPEN : MRP_LOC_OPEN_REPEATED;
+}
+
+const char *mrp_loc_verdict_name(enum mrp_loc_verdict v)
+{
+	static const char *const n[] = {
+		[MRP_LOC_NONE] = "no change",
+		[MRP_LOC_OWN_FLUSH] = "own flush",
+		[MRP_LOC_OLD_NEWS] = "old news",
+		[MRP_LOC_OPEN] = "open",
+		[MRP_LOC_OPEN_REPEATED] = "open (repeated)",
+		[MRP_LOC_CLOSED] = "closed",
+	};
+
+	return (unsigned)v < sizeof(n) / sizeof(n[0]) && n[v] ? n[v] : "?";
+}

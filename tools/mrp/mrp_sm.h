@@ -217,6 +217,39 @@ void mrp_sm_timer(struct mrp_sm *sm, uint64_t now, struct mrp_actions *out);
 /* Earliest armed deadline, 0 if none. */
 uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm);
 
+/*
+ * A ring port's IFLA_BRPORT_MRP_RING_OPEN flag as mrpd reads it from the
+ * kernel's notifications, and what one notification means for the state
+ * machine (mrp_loc_notify()).
+ */
+struct mrp_loc {
+	int flag;		/* last flag read */
+	uint64_t open_seen;	/* when a notification last said 1, 0 never */
+	unsigned self_notify;	/* echoes of our own FDB flushes to come */
+};
+
+enum mrp_loc_verdict {
+	MRP_LOC_NONE,		/* nothing new */
+	MRP_LOC_OWN_FLUSH,	/* the echo of an own FDB flush */
+	MRP_LOC_OLD_NEWS,	/* the flag changed again since: dropped */
+	MRP_LOC_OPEN,		/* pass on: mrp_sm_ring_open() */
+	MRP_LOC_OPEN_REPEATED,	/* the same, on a repeated report */
+	MRP_LOC_CLOSED,		/* pass on: mrp_sm_test_seen() */
+};
+
+/*
+ * A notification of port @p (the other ring port @q) carries @flag.
+ * @flag_now(@arg) returns the flag as the kernel has it now when more
+ * notifications wait to be read, else -1; it is called only for a
+ * notification that would be passed on.  Updates @p.
+ */
+enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
+				    struct mrp_loc *p,
+				    const struct mrp_loc *q, bool flag,
+				    uint64_t now,
+				    int (*flag_now)(void *arg), void *arg);
+const char *mrp_loc_verdict_name(enum mrp_loc_verdict v);
+
 /* Names for display */
 const char *mrp_role_name(enum mrp_ring_role r);
 const char *mrp_port_state_name(unsigned s);

@@ -52,10 +52,9 @@ struct port {
 	char name[IF_NAMESIZE];
 	uint8_t mac[6];
 	bool up;
-	int loc;		/* last IFLA_BRPORT_MRP_RING_OPEN seen */
-	uint64_t open_seen;	/* when it last said "open" */
-	unsigned self_notify;	/* port notifications our own FDB flushes
-				 * caused, still to come */
+	struct mrp_loc ro;	/* IFLA_BRPORT_MRP_RING_OPEN; self_notify
+				 * counts the notifications our own FDB
+				 * flushes cause, still to come */
 };
 
 struct counters {
@@ -335,9 +334,9 @@ static int apply(struct ring *r, const struct mrp_actions *acts)
 							r->port[pi].ifindex);
 				if (err)
 					ring_err(r, "fdb flush", err);
-				else if (r->port[pi].self_notify < 8)
+				else if (r->port[pi].ro.self_notify < 8)
 					/* br_setlink() announces the port */
-					r->port[pi].self_notify++;
+					r->port[pi].ro.self_notify++;
 			}
 			DBG("%s ring %u: fdb flushed", r->br_name, r->id);
 			break;
@@ -452,6 +451,12 @@ static int ring_open_now(const struct port *p)
 	    !q.l[1].has_ring_open)
 		return -1;
 	return q.l[1].ring_open;
+}
+
+/* mrp_loc_notify()'s flag_now: the flag now if more notifications wait. */
+static int queued_flag_now(void *arg)
+{
+	return mrp_nl_queued(&g.ev) != 0 ? ring_open_now(arg) : -1;
 }
 
 static bool link_is_up(unsigned flags)
@@ -584,7 +589,7 @@ static void ring_start(struct ring *r, const struct link_query *q)
 		snprintf(r->port[i].name, IF_NAMESIZE, "%s", l->name);
 		memcpy(r->port[i].mac, l->mac, 6);
 		r->port[i].up = link_is_up(l->flags);
-		r->port[i].loc = l->has_ring_open ? l->ring_open : 0;
+		r->port[i].ro.flag = l->has_ring_open ? l->ring_open : 0;
 	}
 	mrp_sm_start(&r->sm, now_us(), r->port[0].up, r->port[1].up, &acts);
 	apply(r, &acts);
@@ -902,103 +907,40 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 				goto next_ring;
 			}
 			if (l->family == AF_BRIDGE) {
-				struct port *q = &r->port[!i];
-				bool changed, repeat, mon, pair;
-				uint64_t win;
-				int cur;
+				enum mrp_loc_verdict v;
+				int was = p->ro.flag;
 
 				if (l->type != RTM_NEWLINK || !l->has_ring_open)
 					continue;
-				/*
-				 * Every notification about a bridge port carries
-				 * the flag, so only changes mean something...
-				 */
-				changed = (int)l->ring_open != p->loc;
-				logmsg(2, "%s: ring-open flag %u (was %d)%s",
-				       p->name, l->ring_open, p->loc,
-				       !changed && p->self_notify ?
-				       ", own flush" : "");
-				if (!changed && p->self_notify) {
-					/* the echo of our own FDB flush */
-					p->self_notify--;
+				v = mrp_loc_notify(&r->sm, &p->ro,
+						   &r->port[!i].ro,
+						   l->ring_open, now,
+						   queued_flag_now, p);
+				logmsg(2, "%s: ring-open flag %u (was %d): %s",
+				       p->name, l->ring_open, was,
+				       mrp_loc_verdict_name(v));
+				switch (v) {
+				case MRP_LOC_NONE:
+				case MRP_LOC_OWN_FLUSH:
 					continue;
-				}
-				/*
-				 * ...except in monitor mode (MRA acting as
-				 * client): the flag may still be 1 from an
-				 * earlier loss, and the kernel repeats the report
-				 * every test interval while the manager's frames
-				 * are missing.  Two reports in a row, one interval
-				 * apart, are a loss; a lone repeat is some other
-				 * notification (carrier, FDB flush).
-				 */
-				mon = !r->sm.mrm_mode && r->sm.test_monitor;
-				win = 2 * (uint64_t)r->sm.test_interval +
-				      r->sm.test_interval / 2 + 2000;
-				repeat = l->ring_open && p->open_seen &&
-					 now - p->open_seen <= win;
-				/*
-				 * ...and except a manager's flags that are both
-				 * still 1 while the ring is closed.  The kernel
-				 * clears a port's flag only for a test frame
-				 * that arrives while the ring state is open, and
-				 * the ring may have closed without that: on an
-				 * own test frame our packet socket saw before the
-				 * bridge did, on a client's LinkUp, or by the
-				 * secondary coming up.  The kernel reports a loss
-				 * on both ring ports at once, every interval
-				 * while the ring state is closed; one port
-				 * notification alone is something else.
-				 */
-				pair = l->ring_open && !changed && q->loc == 1 &&
-				       r->sm.mrm_mode &&
-				       r->sm.mrm_state == MRM_CHK_RC &&
-				       q->open_seen && now - q->open_seen <= win;
-				if (l->ring_open)
-					p->open_seen = now;
-				p->loc = l->ring_open;
-				if (!changed && !(mon && repeat) && !pair)
-					continue;
-				/*
-				 * A notification can be old news: the flag
-				 * changed again since, and the notification
-				 * of that change waits behind this one.  We
-				 * may have fallen far behind (a busy node,
-				 * thousands of notifications queued by a
-				 * flapping link); replaying them would change
-				 * the state of a ring that is not what they
-				 * say, and every change we make queues more
-				 * notifications behind them: a manager once
-				 * flipped between open and closed for
-				 * minutes after the flaps stopped, forwarding
-				 * the secondary of a closed ring every other
-				 * time.  So when anything is queued, the flag
-				 * as the kernel has it now decides.  A ring
-				 * that opened and closed again before we read
-				 * of it (a driver reports both at once) is
-				 * closed: nothing to do, the paths did not
-				 * change.
-				 */
-				cur = mrp_nl_queued(&g.ev) != 0 ?
-				      ring_open_now(p) : -1;
-				if (cur >= 0 && cur != (int)l->ring_open) {
+				case MRP_LOC_OLD_NEWS:
 					DBG("%s: MRP ring %s: old news, the "
 					    "flag is %d now", p->name,
 					    l->ring_open ? "open" : "closed",
-					    cur);
+					    p->ro.flag);
 					r->c.old_news++;
-					p->loc = cur;
 					continue;
-				}
-				DBG("%s: MRP ring %s%s", p->name,
-				    l->ring_open ? "open" : "closed",
-				    changed ? "" : " (repeated)");
-				if (l->ring_open) {
-					ring_open_check_links(r, now, &acts);
-					mrp_sm_ring_open(&r->sm, now, &acts);
-				} else {
+				case MRP_LOC_CLOSED:
+					DBG("%s: MRP ring closed", p->name);
 					prm_up_check_link(r, now, &acts);
 					mrp_sm_test_seen(&r->sm, now, &acts);
+					break;
+				default:
+					DBG("%s: MRP ring %s", p->name,
+					    mrp_loc_verdict_name(v));
+					ring_open_check_links(r, now, &acts);
+					mrp_sm_ring_open(&r->sm, now, &acts);
+					break;
 				}
 			} else if (l->type == RTM_NEWLINK) {
 				bool up = link_is_up(l->flags);
@@ -1225,7 +1167,7 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 			  sm->prim == i ? "primary" : "secondary", p->name,
 			  p->up ? "up" : "down",
 			  mrp_port_state_name(sm->pstate[i]),
-			  p->loc == 1 ? " lost-continuity" : "");
+			  p->ro.flag == 1 ? " lost-continuity" : "");
 	}
 	sb_printf(b, "  profile %u ms prio 0x%04x mac %s test %u us x %u "
 		  "react %u%s\n",
@@ -1298,7 +1240,7 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 			  p->ifindex, sm->prim == i ? "primary" : "secondary",
 			  p->up ? "up" : "down",
 			  mrp_port_state_name(sm->pstate[i]),
-			  p->loc == 1 ? "true" : "false");
+			  p->ro.flag == 1 ? "true" : "false");
 	}
 	sb_printf(b, "],\"manager\":");
 	if (sm->have_mgr) {

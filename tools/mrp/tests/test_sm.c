@@ -1297,6 +1297,123 @@ static void util_parsing(void)
 	}
 }
 
+/* ===================== ring-open notifications ===================== */
+
+static int fake_flag_now = -1;	/* the kernel's flag, -1: nothing queued */
+static unsigned flag_now_calls;
+
+static int flag_now(void *arg)
+{
+	(void)arg;
+	flag_now_calls++;
+	return fake_flag_now;
+}
+
+static enum mrp_loc_verdict notify(struct mrp_loc *p, const struct mrp_loc *q,
+				   bool flag, int kernel_now)
+{
+	fake_flag_now = kernel_now;
+	return mrp_loc_notify(&E.sm, p, q, flag, E.now, flag_now, NULL);
+}
+
+static void loc_changes_only(void)
+{
+	struct mrp_loc p = { 0 }, q = { 0 };
+
+	mrm_closed();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	flag_now_calls = 0;
+	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+	CHECK_EQ(flag_now_calls, 0);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN);
+	CHECK_EQ(p.flag, 1);
+	CHECK_EQ(p.open_seen, E.now);
+	advance(100000);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, &q, 0, 0), MRP_LOC_CLOSED);
+	CHECK_EQ(p.flag, 0);
+}
+
+static void loc_own_flush_echo(void)
+{
+	struct mrp_loc p = { .flag = 1, .self_notify = 1 }, q = { 0 };
+
+	env_init(MRP_ROLE_MRC, 10);
+	ev_start(true, true);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OWN_FLUSH);
+	CHECK_EQ(p.self_notify, 0);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	/* an echo never hides a change */
+	p.self_notify = 1;
+	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_CLOSED);
+	CHECK_EQ(p.self_notify, 1);
+}
+
+/*
+ * A manager that fell behind: the flag went 1, 0, 1, 0 while a cable was
+ * cut (the bridge's software test), or a driver reported a ring that
+ * opened and closed again.  The flag as it is now decides; the queued
+ * notification that says the same is no change.
+ */
+static void loc_old_news_manager(void)
+{
+	struct mrp_loc p = { 0 }, q = { 0 };
+
+	mrm_closed();
+	CHECK_EQ(notify(&p, &q, 1, 1), MRP_LOC_OPEN);
+	ev_open();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	/* closed and open again before we read it: no transition */
+	CHECK_EQ(notify(&p, &q, 0, 1), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(p.flag, 1);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	/* closed for good, read behind a stale open */
+	CHECK_EQ(notify(&p, &q, 0, 0), MRP_LOC_CLOSED);
+	ev_seen();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(notify(&p, &q, 1, 0), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(p.flag, 0);
+	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+}
+
+/*
+ * Monitor mode: the flag may be 1 from an earlier loss.  A lone
+ * notification that still says 1 is something else; two one interval
+ * apart are the kernel repeating a loss.
+ */
+static void loc_monitor_repeat(void)
+{
+	struct mrp_pdu better = pdu_of(MRP_TLV_TEST, 0x8000, MAC_LOW);
+	struct mrp_loc p = { .flag = 1 }, q = { 0 };
+
+	env_init(MRP_ROLE_MRA, 10);
+	ev_start(true, true);
+	advance(20000);
+	ev_frame(0, &better);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	advance(E.sm.test_interval);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
+	advance(10 * (uint64_t)E.sm.test_interval);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	/* a manager does not read repeats as losses */
+	mrm_closed();
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+}
+
+/* A closed ring's manager with both flags stuck at 1 sees the pair. */
+static void loc_manager_pair(void)
+{
+	struct mrp_loc p = { .flag = 1 }, q = { .flag = 1 };
+
+	mrm_closed();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	q.open_seen = E.now;
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
+	CHECK_EQ(mrp_loc_verdict_name(MRP_LOC_OLD_NEWS)[0], 'o');
+	CHECK_EQ(mrp_loc_verdict_name((enum mrp_loc_verdict)99)[0], '?');
+}
+
 int main(void)
 {
 	RUN(profiles_table);
@@ -1342,5 +1459,10 @@ int main(void)
 	RUN(mra_manager_announces_yield);
 	RUN(mra_client_ignores_own_and_worse_tests);
 	RUN(pure_roles_ignore_mra_frames);
+	RUN(loc_changes_only);
+	RUN(loc_own_flush_echo);
+	RUN(loc_old_news_manager);
+	RUN(loc_monitor_repeat);
+	RUN(loc_manager_pair);
 	return tap_done();
 }
