@@ -143,16 +143,16 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
 
     The ring is closed last, as when a ring is commissioned: with one cable
     cut, the nodes are configured, then the cable comes back.  The clients
-    go first, all at once, then the manager: a node not configured yet
+    go first, all at once, then the manager or MRAs: a node not configured yet
     floods MRP frames like any multicast, in software, and a manager
     started before them sends its test frames across every client still
     waiting, a slow CPU path in a TCG guest.  With 50 switches (25 of them
     on each side of the cut) that held the guest's softirqs back for 5-7 s
     until the last client was configured: NETDEV WATCHDOG timeouts.
-    MRAs start with the clients, as they always did: three MRAs started
-    at the same moment once the clients were up left the best of them a
-    client for good in one run of two (ring14's three_mras: mrpd ignored
-    the loss report that followed old news; not fixed yet).
+    Three MRAs started at the same moment once the clients are up is also
+    the case that once left the best of them a client of itself for good
+    (ring14's three_mras: mrpd took the loss report behind a closed one
+    that was old news for no change; mrp_loc_notify() now passes it on).
     On a closed ring, a client's MRP_LinkUp would also circulate with no
     manager to take it."""
     n = nodes(vm)
@@ -172,7 +172,8 @@ def mrpd_rings(vm, interval=None, profile=200, react=None, roles=None,
                                          roles.get(i, "mrc"), profile,
                                          extra)), i)
 
-    managers = [i for i in range(n) if roles.get(i, "").startswith("mrm")]
+    managers = [i for i in range(n)
+                if not roles.get(i, "mrc").startswith("mrc")]
     rest = [i for i in range(n) if i not in managers]
     cut(vm, n // 2)
     try:

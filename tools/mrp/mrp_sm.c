@@ -1120,10 +1120,19 @@ enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
 	 * decides.  A ring that opened and closed again before we read of it
 	 * (a driver reports both at once) is closed: nothing to do, the
 	 * paths did not change.
+	 *
+	 * Except for a monitor, a closed report behind which the flag is 1
+	 * again: only a new loss sets it after the clear, and the driver
+	 * reports a monitor's loss once, so the notification of it, queued
+	 * behind, would read as no change.  That loss is the news.
 	 */
 	cur = flag_now(arg);
 	if (cur >= 0 && cur != (int)flag) {
 		p->flag = cur;
+		if (mon && cur == 1) {
+			p->open_seen = now;
+			return MRP_LOC_OPEN_SINCE;
+		}
 		return MRP_LOC_OLD_NEWS;
 	}
 	if (!flag)
@@ -1139,6 +1148,7 @@ const char *mrp_loc_verdict_name(enum mrp_loc_verdict v)
 		[MRP_LOC_OLD_NEWS] = "old news",
 		[MRP_LOC_OPEN] = "open",
 		[MRP_LOC_OPEN_REPEATED] = "open (repeated)",
+		[MRP_LOC_OPEN_SINCE] = "open since",
 		[MRP_LOC_CLOSED] = "closed",
 	};
 

@@ -234,6 +234,8 @@ enum mrp_loc_verdict {
 	MRP_LOC_OLD_NEWS,	/* the flag changed again since: dropped */
 	MRP_LOC_OPEN,		/* pass on: mrp_sm_ring_open() */
 	MRP_LOC_OPEN_REPEATED,	/* the same, on a repeated report */
+	MRP_LOC_OPEN_SINCE,	/* the same, on a closed report a loss
+				 * overtook */
 	MRP_LOC_CLOSED,		/* pass on: mrp_sm_test_seen() */
 };
 

@@ -1377,6 +1377,43 @@ static void loc_old_news_manager(void)
 }
 
 /*
+ * An MRA that yielded with its flags still 1 from its time as manager.
+ * The driver clears them as the monitor test starts and reports the
+ * monitor's loss once: "closed" then "open", both queued.  The closed
+ * report is old news, but the loss behind it is not: the MRA must take
+ * over (a ring of 14 once kept a node waiting as client of itself).
+ */
+static void loc_monitor_loss_behind_old_news(void)
+{
+	struct mrp_pdu better = pdu_of(MRP_TLV_TEST, 0x8000, MAC_LOW);
+	struct mrp_loc p = { .flag = 1 }, q = { .flag = 1 };
+
+	env_init(MRP_ROLE_MRA, 10);
+	ev_start(true, true);
+	advance(20000);
+	ev_frame(0, &better);
+	CHECK(!E.sm.mrm_mode && E.sm.test_monitor, "monitoring");
+	advance(10000);
+	CHECK_EQ(notify(&p, &q, 0, 1), MRP_LOC_OPEN_SINCE);
+	CHECK_EQ(p.flag, 1);
+	CHECK_EQ(notify(&q, &p, 0, 1), MRP_LOC_OPEN_SINCE);
+	ev_open();
+	CHECK(E.sm.mrm_mode, "took over");
+	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&q, &p, 1, -1), MRP_LOC_NONE);
+	/* a monitor's loss that healed before we read it stays old news */
+	env_init(MRP_ROLE_MRA, 10);
+	ev_start(true, true);
+	advance(20000);
+	ev_frame(0, &better);
+	p.flag = 0;
+	p.open_seen = 0;
+	CHECK_EQ(notify(&p, &q, 1, 0), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+	CHECK(!E.sm.mrm_mode, "still client");
+}
+
+/*
  * Monitor mode: the flag may be 1 from an earlier loss.  A lone
  * notification that still says 1 is something else; two one interval
  * apart are the kernel repeating a loss.
@@ -1410,7 +1447,7 @@ static void loc_manager_pair(void)
 	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
 	q.open_seen = E.now;
 	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
-	CHECK_EQ(mrp_loc_verdict_name(MRP_LOC_OLD_NEWS)[0], 'o');
+	CHECK_EQ(mrp_loc_verdict_name(MRP_LOC_OPEN_SINCE)[0], 'o');
 	CHECK_EQ(mrp_loc_verdict_name((enum mrp_loc_verdict)99)[0], '?');
 }
 
@@ -1462,6 +1499,7 @@ int main(void)
 	RUN(loc_changes_only);
 	RUN(loc_own_flush_echo);
 	RUN(loc_old_news_manager);
+	RUN(loc_monitor_loss_behind_old_news);
 	RUN(loc_monitor_repeat);
 	RUN(loc_manager_pair);
 	return tap_done();
