@@ -10,8 +10,12 @@ running on the host the whole time (the machine has 2 cores; the default
 2 makes the guest share them with two busy programs).
 
     tests/boots.py [--boots 20] [--load 2] [--timeout 300] [--keep DIR]
+                   [--append "apic=verbose"]
 
-Prints the boot time of each boot and ends with "N passed, N failed".
+Prints the boot time of each boot and ends with "N passed, N failed".  A
+boot that does not answer leaves, beside its console, hang.txt: what QEMU
+shows of each vCPU (registers twice, a second apart; HLT=1 is a halted
+CPU) and of each local APIC (the timer's mode, counts and mask).
 """
 
 import argparse
@@ -43,6 +47,8 @@ def main():
     ap.add_argument("--keep", metavar="DIR",
                     help="keep every guest's console log in DIR (default: "
                     "only failed boots', in build/boots)")
+    ap.add_argument("--append", default="",
+                    help="more kernel command line (e.g. apic=verbose)")
     a = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     burners = [multiprocessing.Process(target=burn, daemon=True)
@@ -58,13 +64,14 @@ def main():
             t0 = time.monotonic()
             try:
                 vm = vmlib.VM(vmlib.Topology.ring(4), workdir=workdir,
-                              boot_timeout=a.timeout)
+                              boot_timeout=a.timeout, append=a.append)
             except vmlib.GuestError as e:
                 failed += 1
                 with open(os.path.join(workdir, "console.log"),
                           errors="replace") as f:
                     tail = f.read().splitlines()[-25:]
-                print("not ok %d boot %d: %s after %.0f s; console (%s):\n%s"
+                print("not ok %d boot %d: %s after %.0f s; console (%s, "
+                      "CPU dump in hang.txt):\n%s"
                       % (i + 1, i, e, time.monotonic() - t0, workdir,
                          "\n".join("#   " + line for line in tail)))
                 continue

@@ -373,6 +373,7 @@ class VM:
     def __init__(self, topo, workdir=None, memory=None, smp=2, append="",
                  boot_timeout=300, qemu_extra=()):
         self.topo = topo
+        self.smp = smp
         self.qemu, self.kernel, self.initrd = default_paths()
         for p in (self.qemu, self.kernel, self.initrd):
             if not os.path.exists(p):
@@ -431,6 +432,7 @@ class VM:
             self.buf = b""
             self._expect(b"@@READY", boot_timeout)
         except Exception:
+            self.dump_cpus()
             self.kill()
             raise
 
@@ -577,6 +579,28 @@ class VM:
             time.sleep(seconds)     # the stall itself is the stimulus
         finally:
             os.kill(self.proc.pid, signal.SIGCONT)
+
+    def dump_cpus(self, name="hang.txt", samples=2):
+        """What QEMU shows of a guest that does not answer, into
+        workdir/name: each vCPU's registers (HLT=1: halted, waiting for an
+        interrupt) twice, a second apart, whether it moved, and each
+        local APIC (its timer's mode, counts and mask, pending
+        interrupts).  A boot that times out leaves it beside the
+        console."""
+        if self.proc.poll() is not None or not hasattr(self, "qmp"):
+            return
+        cmds = ["info registers -a"] * samples + [
+            "info lapic %d" % i for i in range(self.smp)] + ["info pic"]
+        try:
+            with open(os.path.join(self.workdir, name), "w") as f:
+                for i, c in enumerate(cmds):
+                    if i and cmds[i - 1] == c:
+                        time.sleep(1)
+                    f.write("(qemu) %s\n%s\n" % (
+                        c, self.qmp.cmd("human-monitor-command",
+                                        **{"command-line": c})))
+        except (OSError, GuestError, ValueError) as e:
+            print("# %s: no CPU dump: %s" % (self.workdir, e))
 
     def kill(self):
         if self.proc.poll() is None:
