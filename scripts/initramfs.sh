@@ -25,6 +25,9 @@ ko=$kobj/drivers/net/mrpsim/mrpsim.ko
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,lib/modules,proc,sys,dev,tmp,run,var,etc,root,mrpsim}
+# mktemp made it 0700; as / it must let every user in (su nobody)
+chmod 0755 "$root"
+chmod 1777 "$root/tmp"
 ln -s ../run "$root/var/run"
 
 
@@ -59,8 +62,10 @@ fi
 install -m 0755 "$TOP/tests/guest/init" "$root/init"
 cp -r "$TOP/tests/guest/." "$root/mrpsim/"
 [ -d "$TOP/tools/mrp/tests/guest" ] && cp -r "$TOP/tools/mrp/tests/guest" "$root/mrpsim/mrp"
-echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
-echo "root:x:0:" >"$root/etc/group"
+# nobody: the unprivileged caller of mrpd's access tests (su nobody)
+printf '%s\n' "root:x:0:0:root:/root:/bin/sh" \
+	"nobody:x:65534:65534:nobody:/nonexistent:/bin/sh" >"$root/etc/passwd"
+printf '%s\n' "root:x:0:" "nogroup:x:65534:" >"$root/etc/group"
 
 (cd "$root" && find . -print0 | LC_ALL=C sort -z |
 	cpio -o -0 -H newc -R 0:0 --quiet) >"$out.tmp"
