@@ -123,8 +123,13 @@ static int daemon_request(const char *line)
 			close(fd);
 		return 1;
 	}
-	if (send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n ||
-	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
+	/*
+	 * mrpd may have answered and closed before it read the request (a
+	 * caller it does not serve): its answer still waits to be read.
+	 */
+	if ((send(fd, line, n, MSG_NOSIGNAL) != (ssize_t)n ||
+	     send(fd, "\n", 1, MSG_NOSIGNAL) != 1) &&
+	    errno != EPIPE && errno != ECONNRESET) {
 		fprintf(stderr, "mrpctl: send: %s\n", strerror(errno));
 		close(fd);
 		return 1;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/rtnetlink.h>
@@ -44,6 +45,16 @@
 #endif
 
 #define MAX_CLIENTS	16
+/*
+ * Clients that may only read (--group) hold at most this many slots, all
+ * together, and one uid at most RO_PER_UID: root always finds a slot.
+ */
+#define RO_CLIENTS	8
+#define RO_PER_UID	4
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS	59
+#endif
 #define MAX_RINGS	64
 #define CLIENT_OUT_MAX	(256 * 1024)
 
@@ -82,8 +93,13 @@ struct ring {
 	char kernel_warn[300];	/* what the kernel warned of, e.g. software */
 };
 
+/* What a control client may ask for (peer_access()). */
+enum access { ACCESS_NONE, ACCESS_READ, ACCESS_ALL };
+
 struct client {
 	int fd;
+	enum access access;
+	uid_t uid;
 	char in[MRPD_MAX_LINE + 1];
 	size_t in_len;
 	struct sbuf out;
@@ -109,6 +125,8 @@ static struct {
 	bool daemon;
 	bool clean_stale;
 	bool keep_on_exit;
+	const char *ro_group;	/* --group: may show and wait */
+	gid_t ro_gid;
 	int verbose;
 	unsigned default_profile;
 
@@ -120,6 +138,8 @@ static struct {
 	struct client clients[MAX_CLIENTS];
 	struct counters global;	/* frames on no ring port */
 	uint64_t bad_requests;
+	uint64_t denied;	/* connections and requests refused: the
+				 * peer's credentials do not allow them */
 	bool stop;
 	FILE *log;
 } g = {
@@ -1498,6 +1518,17 @@ static void handle_request(struct client *c, char *line)
 			  "empty request");
 		return;
 	}
+	if ((!strcmp(argv[0], "add") || !strcmp(argv[0], "del")) &&
+	    c->access != ACCESS_ALL) {
+		g.denied++;
+		DBG("control: %s refused to uid %u", argv[0],
+		    (unsigned)c->uid);
+		snprintf(err, sizeof(err), "permission denied: %s needs root "
+			 "(uid %u may only show and wait)", argv[0],
+			 (unsigned)c->uid);
+		reply_err(&c->out, EPERM, err);
+		return;
+	}
 	if (!strcmp(argv[0], "ping")) {
 		sb_printf(&c->out, "ok\npong\n.\n");
 	} else if (!strcmp(argv[0], "version")) {
@@ -1564,9 +1595,11 @@ static void handle_request(struct client *c, char *line)
 					sb_printf(&c->out, ",");
 			}
 			sb_printf(&c->out, "],\"unknown_port_frames\":%llu,"
-				  "\"bad_requests\":%llu}\n",
+				  "\"bad_requests\":%llu,"
+				  "\"denied_requests\":%llu}\n",
 				  (unsigned long long)g.global.rx_foreign,
-				  (unsigned long long)g.bad_requests);
+				  (unsigned long long)g.bad_requests,
+				  (unsigned long long)g.denied);
 		} else {
 			if (!g.rings)
 				sb_printf(&c->out, "no rings\n");
@@ -1681,20 +1714,95 @@ static void client_read(struct client *c)
 	client_process(c);
 }
 
+/*
+ * What the peer of a control connection may do, from its credentials as
+ * they were when it connected (SO_PEERCRED, SO_PEERGROUPS): root may do
+ * everything, members of --group may read, nobody else anything.
+ *
+ * A capability cannot be proven this way: CAP_NET_ADMIN read from
+ * /proc/PID/status describes the process as it is now, and a process
+ * that connects, hands the socket to a child and then executes a
+ * privileged program would pass.  So only root changes rings.
+ */
+static enum access peer_access(int fd, uid_t *uid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	gid_t groups[64];
+	unsigned i;
+
+	*uid = (uid_t)-1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    len != sizeof(cr))
+		return ACCESS_NONE;
+	*uid = cr.uid;
+	if (cr.uid == 0)
+		return ACCESS_ALL;
+	if (!g.ro_group)
+		return ACCESS_NONE;
+	if (cr.gid == g.ro_gid)
+		return ACCESS_READ;
+	len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return ACCESS_NONE;	/* more than 64 groups: not checked */
+	for (i = 0; i < len / sizeof(groups[0]); i++)
+		if (groups[i] == g.ro_gid)
+			return ACCESS_READ;
+	return ACCESS_NONE;
+}
+
+/* Answer a connection we do not serve, and close it. */
+static void refuse_client(int fd, int err, const char *msg)
+{
+	char line[200];
+	int n = snprintf(line, sizeof(line), "err %d %s\n.\n", err, msg);
+
+	(void)!write(fd, line, (size_t)n);
+	close(fd);
+}
+
 static void accept_client(void)
 {
 	struct epoll_event ev = { 0 };
 	int fd = accept4(g.ctl_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	unsigned i;
+	unsigned i, ro = 0, ro_uid = 0;
+	enum access access;
+	uid_t uid;
 
 	if (fd < 0)
 		return;
+	access = peer_access(fd, &uid);
+	if (access == ACCESS_NONE) {
+		g.denied++;
+		DBG("control: uid %d refused", (int)uid);
+		refuse_client(fd, EPERM, g.ro_group ?
+			      "permission denied: mrpd answers root, and "
+			      "the members of its --group for show and wait" :
+			      "permission denied: mrpd answers root only");
+		return;
+	}
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *o = &g.clients[i];
+
+		if (o->fd >= 0 && o->access == ACCESS_READ) {
+			ro++;
+			ro_uid += o->uid == uid;
+		}
+	}
+	if (access == ACCESS_READ && (ro >= RO_CLIENTS ||
+				      ro_uid >= RO_PER_UID)) {
+		g.denied++;
+		refuse_client(fd, EBUSY, "too many clients");
+		return;
+	}
 	for (i = 0; i < MAX_CLIENTS; i++) {
 		if (g.clients[i].fd < 0) {
 			struct client *c = &g.clients[i];
 
 			memset(c, 0, sizeof(*c));
 			c->fd = fd;
+			c->access = access;
+			c->uid = uid;
 			ev.events = EPOLLIN;
 			ev.data.ptr = c;
 			if (epoll_ctl(g.ep_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -1704,9 +1812,7 @@ static void accept_client(void)
 			return;
 		}
 	}
-	/* too many clients */
-	(void)!write(fd, "err 16 too many clients\n.\n", 26);
-	close(fd);
+	refuse_client(fd, EBUSY, "too many clients");
 }
 
 /* ---- setup ---- */
@@ -1773,6 +1879,8 @@ static void usage(FILE *f)
 "      --clean-stale       delete MRP instances found at start instead\n"
 "                          of reclaiming them\n"
 "      --keep-on-exit      leave kernel instances in place on exit\n"
+"  -g, --group GROUP       members of GROUP may show and wait (only root\n"
+"                          may add and delete rings)\n"
 "  -v, --verbose           log every action (twice: more)\n"
 "  -V, --version           print the version\n"
 "  -h, --help              this help\n");
@@ -1808,6 +1916,7 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'P' },
 		{ "clean-stale", no_argument, NULL, 'C' },
 		{ "keep-on-exit", no_argument, NULL, 'K' },
+		{ "group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1818,7 +1927,7 @@ int main(int argc, char **argv)
 	uint32_t v;
 	int o, e;
 
-	while ((o = getopt_long(argc, argv, "Dp:l:s:P:vVh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "Dp:l:s:P:g:vVh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'D': g.daemon = true; break;
 		case 'p': g.pidfile = optarg; break;
@@ -1835,6 +1944,21 @@ int main(int argc, char **argv)
 			break;
 		case 'C': g.clean_stale = true; break;
 		case 'K': g.keep_on_exit = true; break;
+		case 'g': {
+			const struct group *gr = getgrnam(optarg);
+
+			if (gr) {
+				g.ro_gid = gr->gr_gid;
+			} else if (mrp_parse_u32(optarg, UINT32_MAX - 1, &v)) {
+				g.ro_gid = (gid_t)v;
+			} else {
+				fprintf(stderr, "mrpd: no group '%s'\n",
+					optarg);
+				return 2;
+			}
+			g.ro_group = optarg;
+			break;
+		}
 		case 'v': g.verbose++; break;
 		case 'V': printf("mrpd %s\n", MRP_TOOLS_VERSION); return 0;
 		case 'h': usage(stdout); return 0;

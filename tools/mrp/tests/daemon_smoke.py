@@ -11,11 +11,13 @@ Usage: daemon_smoke.py BUILD_DIR
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -49,6 +51,69 @@ def talk(name, data, timeout=5.0):
     finally:
         s.close()
     return out.decode(errors="replace")
+
+
+NOBODY = 65534
+MAX_CLIENTS = 16        # mrpd.c
+
+
+def ping_ok(name):
+    """Does mrpd answer a ping on a connection of its own?"""
+    try:
+        return talk(name, b"ping\n") == "ok\npong\n.\n"
+    except OSError:
+        return False
+
+
+class Nobody:
+    """A child process with uid and gid 65534 and no other group that
+    opens n connections to mrpd and pings on each, then holds them until
+    release().  fork, not exec: nobody may not be able to reach this
+    tree's files."""
+
+    def __init__(self, name, n):
+        rd, wr = os.pipe()
+        hold_rd, self.hold_wr = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            os.close(rd)
+            os.close(self.hold_wr)
+            conns, out = [], []
+            try:
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+                for _ in range(n):
+                    s = connect(name)
+                    conns.append(s)
+                    try:
+                        s.sendall(b"ping\n")
+                    except OSError:
+                        pass    # refused and closed: the answer waits
+                    try:
+                        out.append(s.recv(4096).decode().split("\n")[0])
+                    except OSError as e:
+                        out.append("error %d" % e.errno)
+            except Exception as e:  # report, never return into the test
+                out.append("child: %r" % e)
+            os.write(wr, ("\n".join(out) + "\n").encode())
+            os.close(wr)
+            os.read(hold_rd, 1)     # until release()
+            os._exit(0)
+        os.close(wr)
+        os.close(hold_rd)
+        self.answers = b""
+        while True:
+            chunk = os.read(rd, 65536)
+            if not chunk:
+                break
+            self.answers += chunk
+        os.close(rd)
+        self.answers = self.answers.decode(errors="replace").splitlines()
+
+    def release(self):
+        os.close(self.hold_wr)
+        os.waitpid(self.pid, 0)
 
 
 def main():
@@ -125,6 +190,71 @@ def main():
         buf += chunk
     s.close()
     report(buf.decode().count("ok\n") == 3, "pipelined requests", buf)
+
+
+    # who may do what: root everything, nobody else anything
+    tool_dir = tempfile.mkdtemp(prefix="mrpctl-")
+    os.chmod(tool_dir, 0o755)
+    shutil.copy(mrpctl, tool_dir)
+    ctl_nobody = [os.path.join(tool_dir, "mrpctl"), "-s", sock]
+
+    def nobody_ctl(*args):
+        return subprocess.run(ctl_nobody + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=30, user=NOBODY,
+                              group=NOBODY, extra_groups=[])
+
+    r = nobody_ctl("add", "br0", "ring", "1", "primary", "p0", "secondary",
+                   "p1", "role", "mrm")
+    report(r.returncode == 1 and "permission denied: mrpd answers root "
+           "only" in r.stderr, "uid 65534: add is refused, clearly",
+           "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    r = nobody_ctl("show")
+    report(r.returncode == 1 and "permission denied" in r.stderr and
+           not r.stdout, "uid 65534: show is refused too (no --group)",
+           "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    nb = Nobody(sock, 20)
+    ok = ping_ok(sock)
+    nb.release()
+    report(ok and nb.answers == ["err 1 permission denied: mrpd answers "
+                                 "root only"] * 20,
+           "uid 65534 holds no slot: 20 connections refused, root served",
+           nb.answers)
+    out = talk(sock, b"show json\n")
+    try:
+        j = json.loads(out.split("\n")[1])
+        ok = j["rings"] == [] and j["denied_requests"] >= 22
+    except (ValueError, KeyError, IndexError):
+        ok = False
+    report(ok, "nothing changed; refusals counted (denied_requests)", out)
+
+    # --group: its members may show and wait, in a bounded number of slots
+    gsock = sock + "-g"
+    gpid = "/tmp/%s.pid" % gsock
+    r = sh(mrpd, "-D", "-s", gsock, "-p", gpid, "-g", str(NOBODY),
+           check=False)
+    report(r.returncode == 0, "mrpd -g GID starts", r.stderr)
+    r = sh(mrpd, "-s", gsock + "x", "-g", "no-such-group-here", check=False)
+    report(r.returncode == 2 and "no group" in r.stderr,
+           "mrpd -g with an unknown group: usage error (2)", r.stderr)
+    ctl_nobody[2] = gsock
+    r = nobody_ctl("show", "-j")
+    report(r.returncode == 0 and json.loads(r.stdout or "{}").get(
+        "rings") == [], "group member: show -j works", r.stderr)
+    r = nobody_ctl("del", "br0", "ring", "1")
+    report(r.returncode == 1 and "permission denied: del needs root" in
+           r.stderr, "group member: del is refused, clearly", r.stderr)
+    nb = Nobody(gsock, 10)
+    conns = [connect(gsock) for _ in range(MAX_CLIENTS - 5)]
+    ok = ping_ok(gsock)
+    for s in conns:
+        s.close()
+    nb.release()
+    report(nb.answers == ["ok"] * 4 + ["err 16 too many clients"] * 6,
+           "one uid of the group holds at most 4 slots", nb.answers)
+    report(ok, "root fills the other slots beside them")
+    os.kill(int(open(gpid).read()), signal.SIGTERM)
+    shutil.rmtree(tool_dir)
 
     def ctlrun(*args):
         return subprocess.run(ctl + list(args), stdout=subprocess.PIPE,

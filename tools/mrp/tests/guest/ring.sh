@@ -93,6 +93,20 @@ t=$(counter 1 transitions)
 check "MRM counted one ring transition per cut ($t of $N)" \
 	test "${t:-0}" -eq "$N"
 
+# Only root may change a ring (mrpd(8), ACCESS): uid 65534 is refused,
+# clearly, and the ring stays as it was.
+nobody_del() {
+	_out=$(nsx 1 su -s /bin/sh nobody -c "$MRPCTL del br0 ring 1" 2>&1)
+	_rc=$?
+	printf 'exit %s: %s\n' "$_rc" "$_out"
+	[ "$_rc" -eq 1 ] && printf '%s\n' "$_out" | grep -q "permission denied"
+}
+check "uid 65534: mrpctl del is refused (permission denied)" nobody_del
+check "the refused del changed nothing: MRM still manages a closed ring" \
+	wait_ring 1 ring closed
+denied_counted() { ctl 1 show -j | grep -q '"denied_requests":[1-9]'; }
+check "the refusal is counted (denied_requests)" denied_counted
+
 # Daemon crashes and restarts: the kernel instance is reclaimed.
 daemon_stop 2 KILL
 check "MRC daemon restarted after a crash" daemon_start 2
