@@ -335,7 +335,18 @@ def main():
         ok = False
     report(ok, "kernel show -j is valid JSON", r.stdout + r.stderr)
 
-    # garbage MRP frames on bridge ports: counted, ignored
+    # Random MRP frames on a bridge port of no ring: counted, never parsed
+    # (this kernel may have no bridge MRP, so no ring here; the guest's
+    # hostile-frames test, test_mrp_hostile.py, sends mutated frames to
+    # ring ports, where mrpd parses them and counts rx_malformed).
+    def unknown_port_frames():
+        try:
+            return json.loads(ctlrun("show", "-j").stdout)[
+                "unknown_port_frames"]
+        except (ValueError, KeyError):
+            return -1
+
+    before = unknown_port_frames()
     raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     raw.bind(("q0", 0))
     for i in range(300):
@@ -345,13 +356,13 @@ def main():
         raw.send(frame)
     raw.close()
     report(talk(sock, b"ping\n") == "ok\npong\n.\n",
-           "survives 300 malformed MRP frames")
-    r = ctlrun("show", "-j")
-    try:
-        ok = json.loads(r.stdout)["unknown_port_frames"] > 0
-    except (ValueError, KeyError):
-        ok = False
-    report(ok, "frames on ports outside any ring are counted", r.stdout)
+           "survives 300 random MRP frames on a port of no ring")
+    after = unknown_port_frames()
+    # at least once each: where the bridge forwards or delivers a copy,
+    # that copy is counted too
+    report(before >= 0 and after - before >= 300,
+           "each of them is counted as on no ring port",
+           "unknown_port_frames %d -> %d" % (before, after))
 
     # monitor: race-free trigger, --open filter, timeout exit code
     r = subprocess.run([mrpctl, "monitor", "--count", "1", "--timeout",

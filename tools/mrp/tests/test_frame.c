@@ -208,13 +208,41 @@ static void rejects(void)
 	CHECK(mrp_parse_strerror(MRP_PARSE_BAD_OPTION)[0], "strerror");
 }
 
+/* Offset just past frame b's MRP_Common TLV, and past its End TLV. */
+static void common_and_end(const uint8_t *b, size_t len, size_t *common,
+			   size_t *end)
+{
+	size_t off = MRP_ETH_HLEN + 2;
+
+	*common = *end = 0;
+	while (off + 2 <= len) {
+		if (b[off] == MRP_TLV_END) {
+			*end = off + 2;
+			return;
+		}
+		if (b[off] == MRP_TLV_COMMON)
+			*common = off + 2 + b[off + 1];
+		off += 2 + (size_t)b[off + 1];
+		if ((off - MRP_ETH_HLEN - 2) % 4 == 2)
+			off += 2;	/* padding after MRP_LinkChange */
+	}
+}
+
+/*
+ * Every prefix of every frame type: rejected while MRP_Common is cut, taken
+ * once the End TLV is in (the zero padding after it may be lost).  Then
+ * 20000 random mutations of each: ASan watches the reads, and the sweep
+ * must reach the parser's checks (frames taken and rejected for several
+ * reasons), not bounce off the first one.
+ */
 static void every_prefix_and_mutation(void)
 {
 	uint8_t frames[5][MRP_MAX_FRAME];
-	size_t len[5];
+	size_t len[5], common, end;
 	struct mrp_tx t = tx();
 	struct mrp_pdu p;
-	unsigned f, i, bad = 0;
+	unsigned f, i, seen[MRP_PARSE_BAD_OPTION + 1] = { 0 }, kinds = 0;
+	unsigned early_ok = 0, late_bad = 0;
 	uint32_t rnd = 12345;
 
 	len[0] = mrp_build_topo(frames[0], MRP_MAX_FRAME, &t, 1);
@@ -225,10 +253,21 @@ static void every_prefix_and_mutation(void)
 	len[4] = mrp_build_option(frames[4], MRP_MAX_FRAME, &t,
 				  MRP_SUB_TEST_PROPAGATE, 1, OTHER);
 	for (f = 0; f < 5; f++) {
-		for (i = 0; i <= len[f]; i++)
-			parse_exact(frames[f], i, &p);
+		common_and_end(frames[f], len[f], &common, &end);
+		CHECK(common && end > common && end <= len[f],
+		      "frame %u: Common ends at %zu, End at %zu", f, common,
+		      end);
+		for (i = 0; i <= len[f]; i++) {
+			enum mrp_parse_err e = parse_exact(frames[f], i, &p);
+
+			if (i < common && e == MRP_PARSE_OK)
+				early_ok++;
+			if (i >= end && e != MRP_PARSE_OK)
+				late_bad++;
+		}
 		for (i = 0; i < 20000; i++) {
 			uint8_t c[MRP_MAX_FRAME];
+			enum mrp_parse_err e;
 			unsigned k, flips;
 
 			memcpy(c, frames[f], len[f]);
@@ -240,12 +279,20 @@ static void every_prefix_and_mutation(void)
 					(uint8_t)(rnd >> 24);
 			}
 			rnd = rnd * 1103515245u + 12345u;
-			if (parse_exact(c, 14 + (rnd >> 8) % (len[f] - 13),
-					&p) > MRP_PARSE_BAD_OPTION)
-				bad++;
+			e = parse_exact(c, 14 + (rnd >> 8) % (len[f] - 13),
+					&p);
+			CHECK((unsigned)e <= MRP_PARSE_BAD_OPTION, "%u", e);
+			if ((unsigned)e <= MRP_PARSE_BAD_OPTION)
+				seen[e]++;
 		}
 	}
-	CHECK_EQ(bad, 0);
+	CHECK_EQ(early_ok, 0);
+	CHECK_EQ(late_bad, 0);
+	for (i = 0; i <= MRP_PARSE_BAD_OPTION; i++)
+		kinds += seen[i] > 0;
+	CHECK(seen[MRP_PARSE_OK] > 0 && kinds >= 5,
+	      "mutations: %u taken, %u kinds of result", seen[MRP_PARSE_OK],
+	      kinds);
 	/* pure noise */
 	for (i = 0; i < 20000; i++) {
 		uint8_t c[MRP_MAX_FRAME] = { 0 };
