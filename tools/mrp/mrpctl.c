@@ -32,12 +32,14 @@
 #define EXIT_TIMEOUT	3
 
 static const char *sock_name = MRPD_DEFAULT_SOCKET;
+/* seconds mrpd has to answer (a wait: on top of its own timeout) */
+static uint32_t reply_timeout = 60;
 static bool json;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: mrpctl [-s NAME] [-j] COMMAND ...\n"
+"Usage: mrpctl [-s NAME] [-t SECONDS] [-j] COMMAND ...\n"
 "\n"
 "Rings managed by mrpd (the daemon of this network namespace):\n"
 "  mrpctl add BRIDGE ring ID primary PORT secondary PORT role mrm|mrc|mra\n"
@@ -80,6 +82,9 @@ static void usage(FILE *f)
 "\n"
 "Options:\n"
 "  -s, --socket NAME   mrpd control socket @NAME (default @mrpd)\n"
+"  -t, --reply-timeout SECONDS\n"
+"                      give up when mrpd does not answer (default 60; a\n"
+"                      wait: on top of its own timeout)\n"
 "  -j, --json          JSON output (show, kernel show, monitor, capture)\n"
 "  -h, --help          this help     -V, --version   version\n"
 "\n"
@@ -104,8 +109,13 @@ static int usage_err(const char *fmt, ...)
 
 /* ---- daemon commands ---- */
 
-static int daemon_request(const char *line)
+static int daemon_request(const char *line, uint32_t wait_ms)
 {
+	uint64_t ms = (uint64_t)reply_timeout * 1000 + wait_ms;
+	struct timeval tv = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_usec = (suseconds_t)(ms % 1000) * 1000,
+	};
 	struct sockaddr_un sun;
 	socklen_t len = mrp_ctl_addr(sock_name, &sun);
 	struct sbuf b;
@@ -135,11 +145,19 @@ static int daemon_request(const char *line)
 		return 1;
 	}
 	sb_init(&b);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	for (;;) {
 		ssize_t r = recv(fd, buf, sizeof(buf), 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			fprintf(stderr, "mrpctl: mrpd did not answer in %llu "
+				"ms\n", (unsigned long long)ms);
+			close(fd);
+			sb_free(&b);
+			return 1;
+		}
 		if (r <= 0)
 			break;
 		sb_printf(&b, "%.*s", (int)r, buf);
@@ -184,6 +202,7 @@ static int daemon_request(const char *line)
 static int cmd_daemon(int argc, char **argv)
 {
 	struct sbuf b;
+	uint32_t wait_ms;
 	int i, ret;
 
 	sb_init(&b);
@@ -212,7 +231,15 @@ static int cmd_daemon(int argc, char **argv)
 		sb_free(&b);
 		return usage_err("request too long");
 	}
-	ret = daemon_request(b.s);
+	/* a wait takes its own time to answer (mrpd's default 10 s) */
+	wait_ms = 0;
+	if (!strcmp(argv[0], "wait")) {
+		wait_ms = 10000;
+		for (i = 1; i + 1 < argc; i++)
+			if (!strcmp(argv[i], "timeout"))
+				mrp_parse_u32(argv[i + 1], 3600000, &wait_ms);
+	}
+	ret = daemon_request(b.s, wait_ms);
 	sb_free(&b);
 	return ret;
 }
@@ -1059,6 +1086,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "reply-timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1067,9 +1095,15 @@ int main(int argc, char **argv)
 	int o;
 
 	/* options before the command only; the rest belongs to it */
-	while ((o = getopt_long(argc, argv, "+s:jhV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+s:t:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 's': sock_name = optarg; break;
+		case 't':
+			if (!mrp_parse_u32(optarg, 86400, &reply_timeout) ||
+			    !reply_timeout)
+				return usage_err("bad reply timeout '%s' "
+						 "(1-86400 s)", optarg);
+			break;
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("mrpctl %s\n", MRP_TOOLS_VERSION); return 0;

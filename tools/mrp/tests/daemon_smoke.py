@@ -288,6 +288,27 @@ def main():
                "role", "mrm")
     report(r.returncode == 1 and "not a bridge" in r.stderr,
            "a veth is not a bridge", r.stderr)
+    # an mrpd that takes the connection and never answers
+    mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    mute.bind("\0" + sock + "-mute")
+    mute.listen(8)
+    for args, ms in ((["ping"], 1000),
+                     (["wait", "br0", "ring", "1", "ring", "open", "timeout",
+                       "500"], 1500)):
+        t0 = time.monotonic()
+        r = subprocess.run([mrpctl, "-s", sock + "-mute", "-t", "1"] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=30)
+        took = time.monotonic() - t0
+        report(r.returncode == 1 and "did not answer in %d ms" % ms in
+               r.stderr and ms / 1000 <= took < ms / 1000 + 5,
+               "mrpctl -t 1 %s: gives up after %d ms" % (args[0], ms),
+               "rc=%d after %.1f s: %s" % (r.returncode, took, r.stderr))
+    mute.close()
+    r = ctlrun("-t", "0", "ping")
+    report(r.returncode == 2 and "bad reply timeout" in r.stderr,
+           "mrpctl -t 0: usage error (2)", r.stderr)
+
     r = ctlrun("frobnicate")
     report(r.returncode == 2 and "unknown command" in r.stderr,
            "bad mrpctl command exits 2", r.stderr)
