@@ -8,6 +8,7 @@
 #include <linux/if_bridge.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/mrp_bridge.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <poll.h>
@@ -313,6 +314,24 @@ static void ifname(int ifindex, char *buf)
 		snprintf(buf, IF_NAMESIZE, "%s", ifindex ? "?" : "-");
 }
 
+static const char *in_role_name(uint32_t role)
+{
+	switch (role) {
+	case BR_MRP_IN_ROLE_DISABLED: return "disabled";
+	case BR_MRP_IN_ROLE_MIC: return "mic";
+	case BR_MRP_IN_ROLE_MIM: return "mim";
+	}
+	return "unknown";
+}
+
+/* No interconnection, no state to tell. */
+static const char *in_state_name(const struct mrp_nl_ring *r)
+{
+	if (!r->i_ifindex)
+		return "-";
+	return r->in_state == BR_MRP_IN_STATE_CLOSED ? "closed" : "open";
+}
+
 static void print_ring(const struct mrp_nl_ring *r, void *arg)
 {
 	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE], in[IF_NAMESIZE];
@@ -338,13 +357,13 @@ static void print_ring(const struct mrp_nl_ring *r, void *arg)
 			  "\"role\":\"%s\",\"ring_state\":\"%s\","
 			  "\"test_interval\":%u,\"test_max_miss\":%u,"
 			  "\"test_monitor\":%s,\"interconnect_ifindex\":%d,"
-			  "\"in_role\":%u,\"in_state\":%u}",
+			  "\"in_role\":\"%s\",\"in_state\":\"%s\"}",
 			  r->s_ifindex, r->prio,
 			  mrp_role_name((enum mrp_ring_role)r->ring_role),
 			  r->ring_state == MRP_RING_CLOSED ? "closed" : "open",
 			  r->test_interval, r->test_max_miss,
 			  r->test_monitor ? "true" : "false", r->i_ifindex,
-			  r->in_role, r->in_state);
+			  in_role_name(r->in_role), in_state_name(r));
 		fputs(b.s ? b.s : "", stdout);
 		sb_free(&b);
 	} else {
@@ -359,8 +378,9 @@ static void print_ring(const struct mrp_nl_ring *r, void *arg)
 		       r->test_interval, r->test_max_miss,
 		       r->test_monitor ? "yes" : "no");
 		if (r->i_ifindex)
-			printf("  interconnect %s (%d) role %u state %u\n", in,
-			       r->i_ifindex, r->in_role, r->in_state);
+			printf("  interconnect %s (%d) role %s state %s\n", in,
+			       r->i_ifindex, in_role_name(r->in_role),
+			       in_state_name(r));
 	}
 	(*count)++;
 }

@@ -34,6 +34,12 @@ done
 check "MRM added on node 1" ring_add 1 role mrm
 
 check "MRM reports the ring closed" wait_ring 1 ring closed
+# the kernel's view, with names: no interconnection
+kernel_names() {
+	ctl 1 -j kernel show |
+		grep -q '"role":"mrm".*"in_role":"disabled","in_state":"-"'
+}
+check "mrpctl kernel show -j names the roles" kernel_names
 check "MRM blocks its secondary port" \
 	show_has 1 'secondary.*blocked'
 k=2
