@@ -68,36 +68,53 @@ static uint32_t get32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Parse the payload of an MRP_Option TLV: OUI, Ed1Type, manufacturer
- * data, then an optional sub-TLV. */
+/*
+ * Parse the payload of an MRP_Option TLV: OUI, Ed1Type, Ed1ManufacturerData
+ * (2 bytes, for Ed1Type 0x00 and 0x04 only, as Wireshark's pn_mrp
+ * dissector reads it: INET's MRP model sends Ed1Type 0xFF and no data),
+ * then an optional sub-TLV.
+ *
+ * The manager sub-TLVs (TestMgrNAck, TestPropagate) hold 16 bytes of
+ * fields and 2 of padding.  Their length is 0x12 as the dissector
+ * documents it; INET writes 0x10, and microchip-ung/mrp writes 0x12 in an
+ * Option TLV whose length leaves room for the 16 bytes of fields only.
+ * Take them all: the fields must lie inside the Option TLV, the padding
+ * may lie past it, and *over tells how far (its value is not checked).
+ */
 static enum mrp_parse_err parse_option(const uint8_t *v, size_t l,
-				       struct mrp_pdu *pdu)
+				       struct mrp_pdu *pdu, size_t *over)
 {
-	size_t sl;
+	size_t sl, head;
 
+	*over = 0;
 	if (l < 3)
 		return MRP_PARSE_BAD_OPTION;
 	pdu->oui = (uint32_t)v[0] << 16 | (uint32_t)v[1] << 8 | v[2];
-	if (l < 6)
+	if (l < 4)
 		return MRP_PARSE_OK;	/* OUI only: nothing we know */
-	v += 6;
-	l -= 6;
-	if (l < 2)
-		return MRP_PARSE_OK;
+	pdu->ed1_type = v[3];
+	head = v[3] == 0x00 || v[3] == 0x04 ? 6 : 4;
+	if (l < head + 2)
+		return MRP_PARSE_OK;	/* no sub-TLV */
+	v += head;
+	l -= head;
 	pdu->sub_type = v[0];
 	sl = v[1];
 	v += 2;
 	l -= 2;
-	if (sl > l)
-		return MRP_PARSE_BAD_OPTION;
 	if (pdu->sub_type == MRP_SUB_TEST_MGR_NACK ||
 	    pdu->sub_type == MRP_SUB_TEST_PROPAGATE) {
-		if (sl < MRP_OPT_MGR_LEN)
+		if (sl < MRP_OPT_MGR_LEN || l < MRP_OPT_MGR_LEN ||
+		    sl > l + MRP_OPT_MGR_SUB_LEN - MRP_OPT_MGR_LEN)
 			return MRP_PARSE_BAD_OPTION;
 		pdu->prio = get16(v);
 		memcpy(pdu->sa, v + 2, 6);
 		pdu->other_prio = get16(v + 8);
 		memcpy(pdu->other_sa, v + 10, 6);
+		if (sl > l)
+			*over = sl - l;
+	} else if (sl > l) {
+		return MRP_PARSE_BAD_OPTION;
 	}
 	return MRP_PARSE_OK;
 }
@@ -105,7 +122,7 @@ static enum mrp_parse_err parse_option(const uint8_t *v, size_t l,
 enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 			     struct mrp_pdu *pdu)
 {
-	size_t off, base;
+	size_t off, base, over = 0;
 	unsigned n;
 	enum mrp_parse_err err;
 
@@ -166,7 +183,7 @@ enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 				pdu->blocked = get16(v + 10);
 				break;
 			case MRP_TLV_OPTION:
-				err = parse_option(v, l, pdu);
+				err = parse_option(v, l, pdu, &over);
 				if (err)
 					return err;
 				break;
@@ -191,11 +208,12 @@ enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 			struct mrp_pdu o;
 
 			memset(&o, 0, sizeof(o));
-			if (parse_option(v, l, &o) == MRP_PARSE_OK &&
+			if (parse_option(v, l, &o, &over) == MRP_PARSE_OK &&
 			    o.sub_type == MRP_SUB_AUTO_MGR)
 				pdu->auto_mgr = true;
 		}
-		off += 2 + (size_t)l;
+		off += 2 + (size_t)l + over;
+		over = 0;
 		/* 32-bit alignment padding (after MRP_LinkChange) */
 		if ((off - base) % 4 == 2 && off + 2 <= len &&
 		    buf[off] == 0 && buf[off + 1] == 0)
@@ -374,14 +392,14 @@ size_t mrp_build_option(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
 	struct wbuf w = { buf, cap, 0, false };
 
 	put_head(&w, mrp_dmac_test, tx);
-	/* OUI(3) Ed1Type(1) Ed1ManufacturerData(2) SubTLV(2+16) pad(2) */
-	put_tlv(&w, MRP_TLV_OPTION, 3 + 1 + 2 + 2 + MRP_OPT_MGR_LEN + 2);
+	/* OUI(3) Ed1Type(1) Ed1ManufacturerData(2) SubTLV(2+16+pad 2) */
+	put_tlv(&w, MRP_TLV_OPTION, 3 + 1 + 2 + 2 + MRP_OPT_MGR_SUB_LEN);
 	put8(&w, (uint8_t)(MRP_OUI_IEC >> 16));
 	put8(&w, (uint8_t)(MRP_OUI_IEC >> 8));
 	put8(&w, (uint8_t)MRP_OUI_IEC);
 	put8(&w, 0);		/* Ed1Type 0: manufacturer data follows */
 	put16(&w, 0);
-	put_tlv(&w, (uint8_t)sub, MRP_OPT_MGR_LEN);
+	put_tlv(&w, (uint8_t)sub, MRP_OPT_MGR_SUB_LEN);	/* with padding */
 	put16(&w, tx->prio);
 	put(&w, tx->sa, 6);
 	put16(&w, other_prio);

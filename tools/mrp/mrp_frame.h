@@ -50,6 +50,7 @@ enum mrp_subtlv {
 #define MRP_TOPO_LEN		10
 #define MRP_LINK_LEN		12
 #define MRP_OPT_MGR_LEN		16	/* prio, sa, other prio, other sa */
+#define MRP_OPT_MGR_SUB_LEN	18	/* the same and 2 bytes of padding */
 
 /* OUI used for the MRA manager options we send (layout as Wireshark's
  * pn_mrp dissector and the Linux bridge expect: OUI, Ed1Type,
@@ -98,6 +99,7 @@ struct mrp_pdu {
 	uint16_t blocked;
 	/* MRP_Option */
 	uint32_t oui;
+	uint8_t ed1_type;
 	uint8_t sub_type;	/* enum mrp_subtlv; MRP_SUB_NONE if absent */
 	uint16_t other_prio;
 	uint8_t other_sa[6];

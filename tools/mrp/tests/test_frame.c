@@ -417,6 +417,99 @@ static void better(void)
 	CHECK(!mrp_better(0x8000, OTHER, 0x8000, OTHER), "equal is not better");
 }
 
+/*
+ * TestMgrNAck as other implementations send it (byte-exact, from their
+ * sources): the Option TLV, then MRP_Common (sequence 7, default domain).
+ */
+static size_t foreign_nack(uint8_t *b, const uint8_t *option, size_t olen)
+{
+	static const uint8_t head[] = {
+		0x01, 0x15, 0x4e, 0x00, 0x00, 0x01,	/* MRP_Test address */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+		0x88, 0xe3, 0x00, 0x01,
+	};
+	size_t n = 0;
+
+	memset(b, 0, MRP_MAX_FRAME);
+	memcpy(b, head, sizeof(head));
+	n = sizeof(head);
+	memcpy(b + n, option, olen);
+	n += olen;
+	b[n++] = MRP_TLV_COMMON;
+	b[n++] = MRP_COMMON_LEN;
+	b[n++] = 0x00;
+	b[n++] = 0x07;
+	memset(b + n, 0xff, MRP_UUID_LEN);
+	n += MRP_UUID_LEN + 2;			/* End TLV */
+	return n < MRP_MIN_FRAME ? MRP_MIN_FRAME : n;
+}
+
+static void check_nack(const uint8_t *b, size_t n, const char *who)
+{
+	static const uint8_t sa[6] = { 0x02, 0, 0, 0, 0, 0xaa };
+	static const uint8_t osa[6] = { 0x02, 0, 0, 0, 0, 0xbb };
+	struct mrp_pdu p;
+
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK(p.type == MRP_TLV_OPTION && p.sub_type == MRP_SUB_TEST_MGR_NACK,
+	      "%s: type %#x sub %#x", who, p.type, p.sub_type);
+	CHECK(p.prio == 0xa000 && !memcmp(p.sa, sa, 6), "%s: manager", who);
+	CHECK(p.other_prio == 0 && !memcmp(p.other_sa, osa, 6),
+	      "%s: the manager told to step back", who);
+	CHECK(p.has_common && p.seq == 7, "%s: MRP_Common after it", who);
+}
+
+static void foreign_options(void)
+{
+	/* microchip-ung/mrp, mrp_send_test_mgr_nack(): OUI 0, Ed1Type 0 and
+	 * its data, sub-TLV length 0x12 with 2 padding bytes it does not
+	 * clear, in an Option TLV of length 0x18 that leaves them out */
+	static const uint8_t microchip[] = {
+		0x7f, 0x18, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x12,
+		0xa0, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+		0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xbb, 0xab, 0xcd,
+	};
+	/* INET's MRP model, Mrp::testMgrNackReq(): IEC OUI, Ed1Type 0xff and
+	 * no manufacturer data, sub-TLV length 0x10, no padding */
+	static const uint8_t inet[] = {
+		0x7f, 0x16, 0x00, 0x15, 0x4e, 0xff, 0x01, 0x10,
+		0xa0, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+		0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xbb,
+	};
+	/* as Wireshark's pn_mrp dissector documents it (what we send), with
+	 * Ed1Type 0x04, which also carries 2 bytes of manufacturer data */
+	static const uint8_t ed1_4[] = {
+		0x7f, 0x1a, 0x08, 0x00, 0x06, 0x04, 0x12, 0x34, 0x01, 0x12,
+		0xa0, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+		0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0xbb, 0x00, 0x00,
+	};
+	uint8_t b[MRP_MAX_FRAME], c[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	check_nack(b, foreign_nack(b, microchip, sizeof(microchip)),
+		   "microchip");
+	check_nack(b, foreign_nack(b, inet, sizeof(inet)), "INET");
+	check_nack(b, foreign_nack(b, ed1_4, sizeof(ed1_4)), "Ed1Type 4");
+	/* the fields must lie inside the Option TLV */
+	memcpy(c, microchip, sizeof(microchip));
+	c[1] = 0x16;
+	n = foreign_nack(b, c, sizeof(microchip));
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_BAD_OPTION);
+	/* a sub-TLV may claim its 2 padding bytes past the TLV, no more */
+	memcpy(c, microchip, sizeof(microchip));
+	c[9] = 0x13;
+	n = foreign_nack(b, c, sizeof(microchip));
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_BAD_OPTION);
+	/* ours: Option TLV 0x1a, sub-TLV 0x12 (fields and padding) */
+	n = mrp_build_option(b, sizeof(b), &t, MRP_SUB_TEST_MGR_NACK, 1,
+			     OTHER);
+	CHECK(n && b[16] == MRP_TLV_OPTION && b[17] == 0x1a &&
+	      b[24] == MRP_SUB_TEST_MGR_NACK && b[25] == 0x12,
+	      "TLV length %#x, sub-TLV length %#x", b[17], b[25]);
+}
+
 int main(void)
 {
 	RUN(topo_roundtrip);
@@ -425,6 +518,7 @@ int main(void)
 	RUN(test_roundtrip);
 	RUN(kernel_test_frame);
 	RUN(option_roundtrip);
+	RUN(foreign_options);
 	RUN(rejects);
 	RUN(every_prefix_and_mutation);
 	RUN(seq_every_type);

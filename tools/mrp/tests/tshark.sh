@@ -18,7 +18,7 @@ mkdir -p "$out"
 
 fields="eth.dst pn_mrp.version pn_mrp.type pn_mrp.sa pn_mrp.prio pn_mrp.interval
 pn_mrp.port_role pn_mrp.blocked pn_mrp.sequence_id pn_mrp.domain_uuid
-pn_mrp.oui pn_mrp.sub_type pn_mrp.other_mrm_prio pn_mrp.other_mrm_sa
+pn_mrp.oui pn_mrp.sub_type pn_mrp.sub_length pn_mrp.other_mrm_prio pn_mrp.other_mrm_sa
 pn_mrp.ring_state pn_mrp.transition pn_mrp.time_stamp _ws.expert _ws.malformed"
 args=""
 for f in $fields; do args="$args -e $f"; done
@@ -35,8 +35,8 @@ cat >"$out/expected.txt" <<EOT
 topology-change eth.dst=01:15:4e:00:00:02 pn_mrp.version=1 pn_mrp.type=0x03,0x03,$C pn_mrp.sa=$S pn_mrp.prio=0x8000 pn_mrp.interval=30 pn_mrp.sequence_id=0x0101 pn_mrp.domain_uuid=$U
 link-down eth.dst=01:15:4e:00:00:02 pn_mrp.version=1 pn_mrp.type=0x04,0x04,$C pn_mrp.sa=$S pn_mrp.port_role=0x0001 pn_mrp.interval=4 pn_mrp.blocked=0x0001 pn_mrp.sequence_id=0x0102 pn_mrp.domain_uuid=$U
 link-up eth.dst=01:15:4e:00:00:02 pn_mrp.version=1 pn_mrp.type=0x05,0x05,$C pn_mrp.sa=$S pn_mrp.port_role=0x0001 pn_mrp.interval=3 pn_mrp.blocked=0x0001 pn_mrp.sequence_id=0x0103 pn_mrp.domain_uuid=$U
-test-mgr-nack eth.dst=01:15:4e:00:00:01 pn_mrp.type=0x7f,0x7f,$C pn_mrp.oui=0x080006 pn_mrp.sub_type=0x01 pn_mrp.prio=0xa000 pn_mrp.sa=$S pn_mrp.other_mrm_prio=0xb000 pn_mrp.other_mrm_sa=02:00:00:00:02:00 pn_mrp.sequence_id=0x0104 pn_mrp.domain_uuid=$U
-test-propagate eth.dst=01:15:4e:00:00:01 pn_mrp.type=0x7f,0x7f,$C pn_mrp.oui=0x080006 pn_mrp.sub_type=0x02 pn_mrp.prio=0xa000 pn_mrp.sa=$S pn_mrp.other_mrm_prio=0x9000 pn_mrp.other_mrm_sa=02:00:00:00:02:00 pn_mrp.sequence_id=0x0105
+test-mgr-nack eth.dst=01:15:4e:00:00:01 pn_mrp.type=0x7f,0x7f,$C pn_mrp.oui=0x080006 pn_mrp.sub_type=0x01 pn_mrp.sub_length=18 pn_mrp.prio=0xa000 pn_mrp.sa=$S pn_mrp.other_mrm_prio=0xb000 pn_mrp.other_mrm_sa=02:00:00:00:02:00 pn_mrp.sequence_id=0x0104 pn_mrp.domain_uuid=$U
+test-propagate eth.dst=01:15:4e:00:00:01 pn_mrp.type=0x7f,0x7f,$C pn_mrp.oui=0x080006 pn_mrp.sub_type=0x02 pn_mrp.sub_length=18 pn_mrp.prio=0xa000 pn_mrp.sa=$S pn_mrp.other_mrm_prio=0x9000 pn_mrp.other_mrm_sa=02:00:00:00:02:00 pn_mrp.sequence_id=0x0105
 test eth.dst=01:15:4e:00:00:01 pn_mrp.type=0x02,0x02,$C pn_mrp.prio=0xa000 pn_mrp.sa=$S pn_mrp.port_role=0x0001 pn_mrp.ring_state=0x0001 pn_mrp.transition=0x0007 pn_mrp.time_stamp=0x00001000 pn_mrp.sequence_id=0x0106
 EOT
 
