@@ -124,7 +124,7 @@ static struct {
 	const char *logfile;
 	bool daemon;
 	bool clean_stale;
-	bool keep_on_exit;
+	bool delete_on_exit;
 	const char *ro_group;	/* --group: may show and wait */
 	gid_t ro_gid;
 	int verbose;
@@ -1878,7 +1878,10 @@ static void usage(FILE *f)
 "                          (default 200)\n"
 "      --clean-stale       delete MRP instances found at start instead\n"
 "                          of reclaiming them\n"
-"      --keep-on-exit      leave kernel instances in place on exit\n"
+"      --delete-on-exit    delete the kernel instances on exit (default:\n"
+"                          keep them, so that a manager's secondary\n"
+"                          stays blocked; only mrpctl del removes a ring)\n"
+"      --keep-on-exit      the default, accepted for old scripts\n"
 "  -g, --group GROUP       members of GROUP may show and wait (only root\n"
 "                          may add and delete rings)\n"
 "  -v, --verbose           log every action (twice: more)\n"
@@ -1892,7 +1895,7 @@ static void cleanup(void)
 	unsigned i;
 
 	while ((r = g.rings))
-		ring_delete(r, !g.keep_on_exit);
+		ring_delete(r, g.delete_on_exit);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		if (g.clients[i].fd >= 0)
 			client_close(&g.clients[i]);
@@ -1916,6 +1919,7 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'P' },
 		{ "clean-stale", no_argument, NULL, 'C' },
 		{ "keep-on-exit", no_argument, NULL, 'K' },
+		{ "delete-on-exit", no_argument, NULL, 'E' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1943,7 +1947,8 @@ int main(int argc, char **argv)
 			g.default_profile = v;
 			break;
 		case 'C': g.clean_stale = true; break;
-		case 'K': g.keep_on_exit = true; break;
+		case 'K': g.delete_on_exit = false; break;
+		case 'E': g.delete_on_exit = true; break;
 		case 'g': {
 			const struct group *gr = getgrnam(optarg);
 
@@ -2115,8 +2120,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	LOG("mrpd exiting%s", g.keep_on_exit ? " (keeping kernel instances)" :
-	    "");
+	LOG("mrpd exiting (%s kernel instances)",
+	    g.delete_on_exit ? "deleting" : "keeping");
 	cleanup();
 	return 0;
 }

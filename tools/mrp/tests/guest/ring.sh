@@ -124,6 +124,18 @@ check "MRM daemon restarted after a crash" daemon_start 1
 check "reclaimed MRM closes the ring" wait_ring 1 ring closed
 check "traffic after the restarts" ping_ok 1 3
 
+# The MRM's mrpd is stopped (SIGTERM) on a closed ring: the kernel keeps
+# the instance and the secondary stays blocked, so no loop closes; only
+# mrpctl del removes a ring.
+kernel_keeps_ring() { ctl 1 -j kernel show | grep -q '"ring":1,'; }
+secondary_blocked() { nsx 1 bridge link show dev pb | grep -q 'state blocking'; }
+daemon_stop 1 TERM
+check "MRM mrpd stopped: the kernel keeps the ring" kernel_keeps_ring
+check "MRM mrpd stopped: its secondary stays blocked" secondary_blocked
+check "MRM mrpd started again" daemon_start 1
+check "it reclaims the ring and keeps it closed" wait_ring 1 ring closed
+check "traffic after the MRM's mrpd is back" ping_ok 1 3
+
 # An interface disappears under an MRC (veth ring only: deleting a
 # switch port is not possible).  Deleting node 3's pb deletes its veth
 # peer, node 4's pa: with fewer than 4 nodes that would be the MRM's.
