@@ -281,7 +281,7 @@ static void every_prefix_and_mutation(void)
 			rnd = rnd * 1103515245u + 12345u;
 			e = parse_exact(c, 14 + (rnd >> 8) % (len[f] - 13),
 					&p);
-			CHECK((unsigned)e <= MRP_PARSE_BAD_OPTION, "%u", e);
+			CHECK((unsigned)e <= MRP_PARSE_BAD_OPTION, "%u", (unsigned)e);
 			if ((unsigned)e <= MRP_PARSE_BAD_OPTION)
 				seen[e]++;
 		}
