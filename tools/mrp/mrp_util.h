@@ -15,6 +15,9 @@
 
 #define MRPD_DEFAULT_SOCKET	"mrpd"
 #define MRPD_MAX_LINE		1024
+/* "wait": how long mrpd waits by default, and at most (ms) */
+#define MRPD_WAIT_DEFAULT_MS	10000
+#define MRPD_WAIT_MAX_MS	3600000
 #define MRP_TOOLS_VERSION	"1.0"
 
 /* Strict decimal (or 0x hex) parse; false on junk or > max. */

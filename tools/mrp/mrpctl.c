@@ -232,13 +232,14 @@ static int cmd_daemon(int argc, char **argv)
 		sb_free(&b);
 		return usage_err("request too long");
 	}
-	/* a wait takes its own time to answer (mrpd's default 10 s) */
+	/* a wait takes its own time to answer */
 	wait_ms = 0;
 	if (!strcmp(argv[0], "wait")) {
-		wait_ms = 10000;
+		wait_ms = MRPD_WAIT_DEFAULT_MS;
 		for (i = 1; i + 1 < argc; i++)
 			if (!strcmp(argv[i], "timeout"))
-				mrp_parse_u32(argv[i + 1], 3600000, &wait_ms);
+				mrp_parse_u32(argv[i + 1], MRPD_WAIT_MAX_MS,
+					      &wait_ms);
 	}
 	ret = daemon_request(b.s, wait_ms);
 	sb_free(&b);

@@ -1371,14 +1371,14 @@ static void check_waits(void)
 static int parse_wait(struct client *c, int argc, char **argv, char *err,
 		      size_t errlen)
 {
-	uint32_t timeout = 10000;
+	uint32_t timeout = MRPD_WAIT_DEFAULT_MS;
 	unsigned br, i;
 	bool known = false;
 
 	if ((argc != 6 && argc != 8) || strcmp(argv[2], "ring") ||
 	    !mrp_parse_u32(argv[3], UINT32_MAX, &c->w_id) ||
 	    (argc == 8 && (strcmp(argv[6], "timeout") ||
-			   !mrp_parse_u32(argv[7], 3600000, &timeout)))) {
+			   !mrp_parse_u32(argv[7], MRPD_WAIT_MAX_MS, &timeout)))) {
 		snprintf(err, errlen, "usage: wait BRIDGE ring ID KEY VALUE "
 			 "[timeout MS]");
 		return -EINVAL;
