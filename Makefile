@@ -21,9 +21,9 @@ KSRC_PKG ?= linux-source-6.1
 DEBUG ?= 1
 export KSRC_PKG DEBUG
 
-.PHONY: all deps kernel module qemu tools initramfs demo check check-lint \
-	check-qtest check-tools check-guest check-long check-scale check-6.12 \
-	check-fuzz fuzz boots soak bench clean help
+.PHONY: all deps kernel module qemu tools iproute2 initramfs demo check \
+	check-lint check-qtest check-tools check-guest check-long check-scale \
+	check-6.12 check-fuzz fuzz boots soak bench clean help
 
 all: initramfs qemu
 
@@ -32,7 +32,8 @@ help:
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
-		need_pkgs $$PKGS_KERNEL $$PKGS_QEMU $$PKGS_GUEST $(KSRC_PKG)'
+		need_pkgs $$PKGS_KERNEL $$PKGS_QEMU $$PKGS_GUEST $$PKGS_IPROUTE2 \
+		$(KSRC_PKG)'
 
 kernel: deps
 	@bash scripts/kernel.sh all
@@ -46,7 +47,11 @@ qemu: deps
 tools: deps
 	@$(MAKE) -s -C tools/mrp
 
-initramfs: kernel tools
+# Debian's iproute2 with patches/iproute2 (bridge mrp): the guest's bridge
+iproute2: deps
+	@bash scripts/iproute2.sh build
+
+initramfs: kernel tools iproute2
 	@bash scripts/initramfs.sh
 
 demo: all

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Assemble the guest initramfs: busybox-static, the host's ip/bridge/ethtool
-# with their shared libraries, the mrpsim module, the MRP tools and the
-# guest-side test scripts.
+# Assemble the guest initramfs: busybox-static, the host's ip and ethtool,
+# iproute2's bridge built with patches/iproute2, all with their shared
+# libraries, the mrpsim module, the MRP tools and the guest-side test
+# scripts.
 #
 #   scripts/initramfs.sh [OUTPUT.cpio]
 #
@@ -47,7 +48,12 @@ for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 copy_prog "$(command -v ip)" /usr/sbin/ip
-copy_prog "$(command -v bridge)" /usr/sbin/bridge
+# bridge: Debian's, built with patches/iproute2 (bridge mrp) by
+# scripts/iproute2.sh, in place of the host's: the same tool with one more
+# object, where the tests and the demo call bridge
+bridge=$(bash "$TOP/scripts/iproute2.sh" path)
+[ -x "$bridge" ] || die "$bridge not built (run: make iproute2)"
+copy_prog "$bridge" /usr/sbin/bridge
 copy_prog "$(command -v ethtool)" /usr/sbin/ethtool
 for p in "$TOP"/tools/mrp/mrpd "$TOP"/tools/mrp/mrpctl; do
 	[ -x "$p" ] && copy_prog "$p" "/usr/sbin/$(basename "$p")"

@@ -12,6 +12,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 PKGS_KERNEL="build-essential flex bison bc libelf-dev libssl-dev cpio xz-utils sparse python3 perl"
 PKGS_QEMU="dpkg-dev meson ninja-build pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev seabios qemu-system-data"
 PKGS_GUEST="busybox-static iproute2 ethtool libmnl-dev tshark"
+# iproute2.sh: Debian's iproute2 source, patched, for the guest's bridge tool
+PKGS_IPROUTE2="build-essential dpkg-dev pkg-config libmnl-dev git"
 
 # The project's own deb-src entry, needed by `apt-get source qemu`.
 SRC_LIST=/etc/apt/sources.list.d/mrpsim-src.sources
