@@ -1,8 +1,8 @@
 #!/bin/bash
 # Static checks, reported as tests: the driver builds W=1 and sparse clean
 # and passes checkpatch --strict; the kernel patches pass checkpatch and
-# apply to linux-source-6.1 and 6.12; the QEMU device passes QEMU's
-# checkpatch.  Last line: N passed, N failed.
+# apply to linux-source-6.1 and 6.12, the iproute2 patches pass checkpatch;
+# the QEMU device passes QEMU's checkpatch.  Last line: N passed, N failed.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -32,6 +32,20 @@ for p in $(grep -v '^#' "$TOP/patches/series" 2>/dev/null); do
 	perl "$kcp" --strict --no-tree --ignore UNKNOWN_COMMIT_ID - \
 		<"$TOP/patches/$p" >"$log" 2>&1
 	result "patches/$p: checkpatch --strict clean" $? "$log"
+done
+
+# The iproute2 patches (scripts/iproute2.sh applies them to Debian's
+# iproute2, with git apply) by the same checkpatch, as iproute2 takes it:
+# its C files open with a /* SPDX */ comment, and the quoted output in a
+# commit message is as long as it is.  They carry no Signed-off-by: whoever
+# sends them upstream adds theirs.
+for p in "$TOP"/patches/iproute2/*.patch; do
+	[ -f "$p" ] || continue
+	perl "$kcp" --strict --no-tree --ignore \
+		SPDX_LICENSE_TAG,FILE_PATH_CHANGES,MISSING_SIGN_OFF,COMMIT_LOG_LONG_LINE \
+		- <"$p" >"$log" 2>&1
+	st=$?
+	result "patches/iproute2/${p##*/}: checkpatch --strict clean" $st "$log"
 done
 
 # The series must also apply to the other supported tree (kernel.sh check
