@@ -477,6 +477,12 @@ static int protinfo_cb(const struct nlattr *a, void *data)
 			l->in_open = mnl_attr_get_u8(a);
 		}
 		break;
+	case IFLA_BRPORT_STATE:
+		if (mnl_attr_validate(a, MNL_TYPE_U8) == 0) {
+			l->has_br_state = true;
+			l->br_state = mnl_attr_get_u8(a);
+		}
+		break;
 	default:
 		break;
 	}

@@ -87,6 +87,9 @@ struct mrp_nl_link {
 	bool ring_open;
 	bool has_in_open;
 	bool in_open;
+	bool has_br_state;	/* IFLA_PROTINFO carried IFLA_BRPORT_STATE */
+	uint8_t br_state;	/* BR_STATE_*: the MRP port state shows as
+				 * BR_STATE_FORWARDING or BR_STATE_BLOCKING */
 };
 
 /* Parse a link message; returns 0 if it is one, -1 otherwise. */
