@@ -397,6 +397,101 @@ void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
 		mrp_sm_link(sm, now, 1, true, out);
 }
 
+void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
+		  const struct mrp_sm_kstate *k, struct mrp_actions *out)
+{
+	bool fwd[2];
+	unsigned i;
+
+	sm->started = true;
+	sm->prim = 0;
+	for (i = 0; i < MRP_T__N; i++)
+		sm->deadline[i] = 0;
+	sm->test_interval = 0;
+	sm->test_monitor = false;
+	sm->add_test = false;
+	sm->no_tc = false;
+	sm->announce = false;
+	sm->closed_at = 0;
+	sm->link_left = sm->cfg.prof.link_max;
+	sm->mrm_mode = sm->cfg.role == MRP_ROLE_MRM ||
+		       (sm->cfg.role == MRP_ROLE_MRA && !k->monitor);
+	sm->ring_state = (int)k->ring_state;
+	sm->mrm_state = MRM_AC_STAT1;
+	sm->mrc_state = MRC_AC_STAT1;
+
+	/* A port cannot forward on a link that is down: block it now. */
+	for (i = 0; i < 2; i++) {
+		fwd[i] = k->fwd[i] && k->up[i];
+		sm->pstate[i] = k->fwd[i] ? MRP_PORT_FORWARDING :
+					    MRP_PORT_BLOCKED;
+		if (k->fwd[i] && !fwd[i])
+			port_state(sm, i, MRP_PORT_BLOCKED, out);
+		sm->link[i] = false;
+	}
+	if (fwd[0] != fwd[1])
+		sm->prim = fwd[0] ? 0 : 1;
+
+	/*
+	 * The links the state stands for: both when both ports forward,
+	 * the primary's when one does, none when none does.  A link up
+	 * beyond those is replayed below as the event it is.
+	 */
+	if (fwd[0] && fwd[1]) {
+		sm->link[0] = sm->link[1] = true;
+	} else if (fwd[0] || fwd[1]) {
+		sm->link[P(sm)] = true;
+		/* a manager closes on the secondary's link alone */
+		if (sm->mrm_mode && k->up[S(sm)])
+			sm->link[S(sm)] = true;
+	}
+
+	if (sm->mrm_mode) {
+		enum mrm_state st = MRM_AC_STAT1;
+
+		set_self_mgr(sm, now);
+		if (fwd[0] && fwd[1])
+			st = MRM_CHK_RO;
+		else if (sm->link[0] && sm->link[1])
+			st = MRM_CHK_RC;
+		else if (fwd[0] || fwd[1])
+			st = MRM_PRM_UP;
+		/* from nothing forwarding to a closed ring: announce it */
+		sm->announce = st == MRM_AC_STAT1;
+		set_mrm_state(sm, st, out);
+		if (st != MRM_AC_STAT1)
+			test_restart(sm, now, sm->cfg.prof.test_interval_us,
+				     out);
+	} else {
+		if (fwd[0] && fwd[1])
+			sm->mrc_state = MRC_PT_IDLE;
+		else if (fwd[0] || fwd[1])
+			sm->mrc_state = MRC_DE_IDLE;
+		if (sm->cfg.role == MRP_ROLE_MRA)
+			test_monitor_req(sm, now, out);
+	}
+
+	for (i = 0; i < 2; i++)
+		if (k->up[i] && !sm->link[i])
+			mrp_sm_link(sm, now, i, true, out);
+
+	/*
+	 * Continuity as last reported.  A switch reports changes only, so
+	 * what it reported while nobody read it is acted on now: a loss
+	 * opens a closed ring (a monitoring MRA takes over), a regain
+	 * closes an open one.
+	 */
+	if (sm->mrm_mode && sm->mrm_state == MRM_CHK_RC &&
+	    (k->lost[0] || k->lost[1]))
+		mrp_sm_ring_open(sm, now, out);
+	else if (sm->mrm_mode && sm->mrm_state == MRM_CHK_RO &&
+		 !k->lost[0] && !k->lost[1])
+		mrp_sm_test_seen(sm, now, out);
+	else if (!sm->mrm_mode && sm->cfg.role == MRP_ROLE_MRA &&
+		 (k->lost[0] || k->lost[1]))
+		mrp_sm_ring_open(sm, now, out);
+}
+
 /* ---- MRM ---- */
 
 static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,

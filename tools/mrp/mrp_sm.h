@@ -200,6 +200,30 @@ void mrp_sm_init(struct mrp_sm *sm, const struct mrp_sm_cfg *cfg);
 /* Take over the ports: block both, set the role, react to links up. */
 void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
 		  struct mrp_actions *out);
+/*
+ * What the kernel holds for a ring a new daemon takes over (a restart):
+ * the links, which ports forward, the ring state and whether the test
+ * monitors (an MRA acting as client), and the ports' loss of continuity
+ * as last reported.
+ */
+struct mrp_sm_kstate {
+	bool up[2];
+	bool fwd[2];
+	enum mrp_ring_state ring_state;
+	bool monitor;
+	bool lost[2];
+};
+
+/*
+ * Take over the ports as they are, without blocking one that forwards:
+ * the state follows from which ports forward and which links are up, the
+ * test starts over, and only what changed while nobody watched (a link
+ * that came up, continuity lost or regained) acts like the event it
+ * stands for.  The ring role must be the kernel's: for another one, use
+ * mrp_sm_start().
+ */
+void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
+		  const struct mrp_sm_kstate *k, struct mrp_actions *out);
 /* Carrier change of a ring port (duplicates are ignored). */
 void mrp_sm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 		 struct mrp_actions *out);

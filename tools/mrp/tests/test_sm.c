@@ -1452,6 +1452,183 @@ static void loc_manager_pair(void)
 	CHECK_EQ(mrp_loc_verdict_name((enum mrp_loc_verdict)99)[0], '?');
 }
 
+
+/* ===================== adopting the kernel's state ===================== */
+
+static void ev_adopt(bool up0, bool up1, bool fwd0, bool fwd1, bool closed,
+		     bool monitor, bool lost0, bool lost1)
+{
+	struct mrp_sm_kstate k = {
+		.up = { up0, up1 }, .fwd = { fwd0, fwd1 },
+		.ring_state = closed ? MRP_RING_CLOSED : MRP_RING_OPEN,
+		.monitor = monitor, .lost = { lost0, lost1 },
+	};
+	struct mrp_actions a = { 0 };
+
+	mrp_sm_adopt(&E.sm, E.now, &k, &a);
+	collect(&a);
+}
+
+/* Nothing but the test's refresh: no port touched, no role, no TC. */
+static void adopt_quiet(unsigned m)
+{
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(count(m, MRP_ACT_RING_ROLE), 0);
+	CHECK_EQ(count(m, MRP_ACT_RING_STATE), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_LINK), 0);
+	CHECK_EQ(count(m, MRP_ACT_FLUSH), 0);
+	advance(1000000);
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_LINK), 0);
+	CHECK_EQ(count(m, MRP_ACT_FLUSH), 0);
+}
+
+static void adopt_mrm_closed(void)
+{
+	const struct rec *r;
+
+	/* secondary (port 0 after a swap) blocked, ring closed */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, false, true, true, false, false, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(E.sm.prim, 1);
+	r = nth(0, MRP_ACT_START_TEST, 0);
+	CHECK(r && r->a.a == 1000 && r->a.b == 3 && !r->a.d,
+	      "test starts over at 1000us x3");
+	adopt_quiet(0);
+	/* and it runs: a loss opens the ring with a TC */
+	ev_open();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(last_pstate(0, 0), MRP_PORT_FORWARDING);
+	CHECK(count(0, MRP_ACT_SEND_TOPO) >= 1, "TC on the loss");
+}
+
+static void adopt_mrm_open(void)
+{
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, true, true, false, false, true, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	adopt_quiet(0);
+	ev_seen();
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(last_pstate(0, 1), MRP_PORT_BLOCKED);
+}
+
+static void adopt_mrm_prm_up(void)
+{
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(false, true, false, true, false, false, false, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
+	CHECK_EQ(E.sm.prim, 1);
+	adopt_quiet(0);
+	/* the secondary's link coming up closes the ring */
+	ev_link(0, true);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	/* it was blocked and stays so */
+	CHECK_EQ(last_pstate(0, 0), -1);
+	CHECK_EQ(E.sm.pstate[0], MRP_PORT_BLOCKED);
+}
+
+/* What changed while nobody read the kernel acts as its event. */
+static void adopt_mrm_missed_events(void)
+{
+	unsigned m;
+
+	/* closed, but a loss was reported since: open now */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, true, false, true, false, false, true);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
+	CHECK_EQ(last_pstate(0, 1), MRP_PORT_FORWARDING);
+	CHECK(count(0, MRP_ACT_SEND_TOPO) >= 1, "TC on the loss");
+
+	/* open, and the test frames came back since: close now */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, true, true, false, false, false, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(last_pstate(0, 1), MRP_PORT_BLOCKED);
+
+	/* the secondary's link came up: close now */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, true, false, false, false, false, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(count(0, MRP_ACT_PORT_STATE), 0);
+	m = nth(0, MRP_ACT_RING_STATE, 0) ? 1 : 0;
+	CHECK(m && nth(0, MRP_ACT_RING_STATE, 0)->a.a == MRP_RING_CLOSED,
+	      "ring state closed told to the kernel");
+
+	/* a port forwarding on a link that is down is blocked */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, false, true, true, false, false, true, true);
+	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
+	CHECK_EQ(count(0, MRP_ACT_PORT_STATE), 1);
+	CHECK_EQ(last_pstate(0, 1), MRP_PORT_BLOCKED);
+
+	/* nothing forwards and both links are up: as at start, with a TC */
+	env_init(MRP_ROLE_MRM, 10);
+	ev_adopt(true, true, false, false, false, false, false, false);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(last_pstate(0, 0), MRP_PORT_FORWARDING);
+	CHECK_EQ(count(0, MRP_ACT_SEND_TOPO), 1);
+}
+
+static void adopt_mrc(void)
+{
+	env_init(MRP_ROLE_MRC, 10);
+	ev_adopt(true, true, true, true, false, false, false, false);
+	CHECK_EQ(E.sm.mrc_state, MRC_PT_IDLE);
+	CHECK_EQ(count(0, MRP_ACT_START_TEST), 0);
+	adopt_quiet(0);
+	/* and it runs: a TC flushes */
+	{
+		struct mrp_pdu t = topo_pdu(0);
+
+		ev_frame(0, &t);
+		CHECK_EQ(count(0, MRP_ACT_FLUSH), 1);
+	}
+
+	env_init(MRP_ROLE_MRC, 10);
+	ev_adopt(true, false, true, false, false, false, false, false);
+	CHECK_EQ(E.sm.mrc_state, MRC_DE_IDLE);
+	adopt_quiet(0);
+
+	/* the secondary came up while nobody watched: LinkUp series */
+	env_init(MRP_ROLE_MRC, 10);
+	ev_adopt(true, true, false, true, false, false, false, false);
+	CHECK_EQ(E.sm.prim, 1);
+	CHECK_EQ(E.sm.mrc_state, MRC_PT);
+	CHECK_EQ(count(0, MRP_ACT_SEND_LINK), 1);
+	CHECK_EQ(count(0, MRP_ACT_PORT_STATE), 0);
+}
+
+static void adopt_mra(void)
+{
+	const struct rec *r;
+
+	/* monitoring: a client that watches the manager */
+	env_init(MRP_ROLE_MRA, 10);
+	ev_adopt(true, true, true, true, false, true, false, false);
+	CHECK(!E.sm.mrm_mode, "monitor adopted as client");
+	CHECK_EQ(E.sm.mrc_state, MRC_PT_IDLE);
+	r = nth(0, MRP_ACT_START_TEST, 0);
+	CHECK(r && r->a.d == 1, "monitor test");
+	adopt_quiet(0);
+
+	/* monitoring, the manager's loss reported meanwhile: take over */
+	env_init(MRP_ROLE_MRA, 10);
+	ev_adopt(true, true, true, true, false, true, true, true);
+	CHECK(E.sm.mrm_mode, "took over");
+	CHECK_EQ(E.sm.st.takeovers, 1);
+
+	/* managing a closed ring */
+	env_init(MRP_ROLE_MRA, 10);
+	ev_adopt(true, true, true, false, true, false, false, false);
+	CHECK(E.sm.mrm_mode, "manager adopted as manager");
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	adopt_quiet(0);
+}
+
 int main(void)
 {
 	RUN(profiles_table);
@@ -1503,5 +1680,11 @@ int main(void)
 	RUN(loc_monitor_loss_behind_old_news);
 	RUN(loc_monitor_repeat);
 	RUN(loc_manager_pair);
+	RUN(adopt_mrm_closed);
+	RUN(adopt_mrm_open);
+	RUN(adopt_mrm_prm_up);
+	RUN(adopt_mrm_missed_events);
+	RUN(adopt_mrc);
+	RUN(adopt_mra);
 	return tap_done();
 }
