@@ -88,7 +88,6 @@ QUIET_S = 30
 # two vCPUs, so a test frame's round trip through N - 1 of them waits
 # behind the others' work.  Reported under "Beyond this machine".
 SATURATED_PCT = 90
-STATION_MAC = ("02:00:00:00:aa:01", "02:00:00:00:aa:02")
 OUT = os.path.join(TOP, "build", "bench")
 PCI0 = "0000:00:%02x.0" % Topology.SLOT0     # switch 0, the manager's
 
@@ -121,14 +120,7 @@ def topology(mrp, n, ports):
     UDP socket on 127.0.0.1 (ports: station A's host and QEMU port,
     station B's)."""
     t = Topology.ring(n, mrp=mrp)
-    for k, sw in enumerate(stations(n)[:2]):
-        t.switches[sw]["ports"] = 3
-        nd = "st%d" % k
-        t.switches[sw]["opts"]["netdev2"] = nd
-        t.extra += ["-netdev", "dgram,id=%s,local.type=inet,local.host="
-                    "127.0.0.1,local.port=%d,remote.type=inet,remote.host="
-                    "127.0.0.1,remote.port=%d" % (nd, ports[2 * k + 1],
-                                                   ports[2 * k])]
+    trafgen.add_stations(t, stations(n)[:2], ports)
     t.trace(*T.EVENTS)
     return t
 
@@ -228,7 +220,7 @@ GTRACE = "/sys/kernel/tracing"
 GTRACE_RE = re.compile(r"\s(\d+\.\d+): "
                        r"(mrpsim_event|mrpsim_mrp_report|mrpsim_port_ctrl): "
                        r"(.*)$")
-MRPD_RE = re.compile(r"^\[(\d+\.\d+)\] (.*)$")
+MRPD_RE = re.compile(r"^(?:\S+ )?\[(\d+\.\d+)\] (.*)$")
 # the stages of a recovery, in order: (key, what ends there)
 TIMELINE = (("loss", "the manager's switch detects the loss (device)"),
             ("driver", "its driver takes the loss event (interrupt)"),
@@ -458,15 +450,9 @@ def run_guest(path, n, profiles, samples, keep, results):
                  (time.monotonic() - t0))
         vm.check(". /mrpsim/lib.sh && load_driver", timeout=900)
         R.build_nodes(vm)
-        vm.check("\n".join(
-            "ip link set s%dp2 netns %s && ip -n %s link set s%dp2 master br0"
-            " && ip -n %s link set s%dp2 up" % (s, R.ns(s), R.ns(s), s,
-                                                R.ns(s), s)
-            for s in (sa, sb)))
+        vm.check(trafgen.attach_stations((sa, sb), R.ns))
         start_guest_trace(vm, n)
-        st = trafgen.Stream(("A", ports[0], ports[1], STATION_MAC[0]),
-                            ("B", ports[2], ports[3], STATION_MAC[1]),
-                            PERIOD_US)
+        st = trafgen.stream(ports, PERIOD_US)
         try:
             for prof in profiles:
                 pctx = "%s profile %d" % (ctx, prof)

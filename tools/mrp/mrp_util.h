@@ -14,6 +14,10 @@
 #include <sys/un.h>
 
 #define MRPD_DEFAULT_SOCKET	"mrpd"
+/* rings mrpd runs (read at start and at SIGHUP), if the file exists */
+#define MRPD_CONFIG		"/etc/mrpd.conf"
+/* what a restarted mrpd needs to take its rings over unchanged */
+#define MRPD_STATE_DIR		"/run/mrpd"
 #define MRPD_MAX_LINE		1024
 /* "wait": how long mrpd waits by default, and at most (ms) */
 #define MRPD_WAIT_DEFAULT_MS	10000

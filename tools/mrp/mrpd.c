@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
+#include <limits.h>
+#include <linux/if_bridge.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/rtnetlink.h>
@@ -32,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,8 +80,21 @@ struct counters {
 				 * (ring_open_now()) */
 };
 
+/* A ring as configured: `mrpctl add`'s words, a line of the config file */
+struct ring_args {
+	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE];
+	uint32_t id;
+	int role;
+	unsigned profile;
+	int prio;		/* -1: the role's default */
+	uint32_t interval, max_miss, period;	/* 0: the profile's */
+	int react;		/* -1: default (0) */
+};
+
 struct ring {
 	struct ring *next;
+	struct ring_args args;	/* as configured, kept across restarts */
+	bool from_conf;		/* a ring of the config file */
 	int br_ifindex;
 	char br_name[IF_NAMESIZE];
 	uint32_t id;
@@ -122,6 +138,13 @@ static struct {
 	const char *sock_name;
 	const char *pidfile;
 	const char *logfile;
+	bool use_syslog;	/* --syslog */
+	const char *config;	/* rings to run (-c, default MRPD_CONFIG) */
+	bool config_given;	/* -c: the file must exist */
+	const char *state_dir;	/* --state-dir */
+	char state_path[PATH_MAX];	/* "" when no state is kept */
+	bool state_dirty;	/* rings came or went: write_state() */
+	bool conf_retry;	/* a link a missing ring needs changed */
 	bool daemon;
 	bool clean_stale;
 	bool delete_on_exit;
@@ -144,6 +167,8 @@ static struct {
 	FILE *log;
 } g = {
 	.sock_name = MRPD_DEFAULT_SOCKET,
+	.config = MRPD_CONFIG,
+	.state_dir = MRPD_STATE_DIR,
 	.default_profile = 200,
 	.pkt_fd = -1, .timer_fd = -1, .sig_fd = -1, .ctl_fd = -1, .ep_fd = -1,
 };
@@ -159,22 +184,61 @@ static uint64_t now_us(void)
 static void logmsg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A log line starts with the wall-clock time (local, with the UTC offset)
+ * and, in brackets, CLOCK_MONOTONIC: the clock of the state machines'
+ * deadlines, and of the kernel's trace events.  With --syslog, syslog
+ * stamps the line; -v lines go at LOG_DEBUG.
+ */
 static void logmsg(int level, const char *fmt, ...)
 {
+	FILE *f = g.log ? g.log : stderr;
+	char wall[48] = "";
+	struct timespec ts;
+	struct tm tm;
 	va_list ap;
 	uint64_t t;
-	FILE *f = g.log ? g.log : stderr;
 
 	if (level > g.verbose)
 		return;
-	t = now_us();
-	fprintf(f, "[%llu.%06llu] ", (unsigned long long)(t / 1000000),
-		(unsigned long long)(t % 1000000));
 	va_start(ap, fmt);
+	if (g.use_syslog) {
+		vsyslog(level ? LOG_DEBUG : LOG_INFO, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	t = now_us();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (localtime_r(&ts.tv_sec, &tm)) {
+		char zone[8];
+
+		strftime(wall, sizeof(wall), "%Y-%m-%dT%H:%M:%S", &tm);
+		strftime(zone, sizeof(zone), "%z", &tm);
+		snprintf(wall + strlen(wall), sizeof(wall) - strlen(wall),
+			 ".%06ld%s ", ts.tv_nsec / 1000, zone);
+	}
+	fprintf(f, "%s[%llu.%06llu] ", wall, (unsigned long long)(t / 1000000),
+		(unsigned long long)(t % 1000000));
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
 	fflush(f);
+}
+
+/* Open (SIGHUP: reopen, after a rotation) the -l log file. */
+static int log_open(void)
+{
+	FILE *f;
+
+	if (!g.logfile)
+		return 0;
+	f = fopen(g.logfile, "a");
+	if (!f)
+		return -errno;
+	if (g.log)
+		fclose(g.log);
+	g.log = f;
+	return 0;
 }
 
 #define LOG(...) logmsg(0, __VA_ARGS__)
@@ -405,6 +469,7 @@ static void ring_unlink(struct ring *r)
 {
 	struct ring **pp;
 
+	g.state_dirty = true;
 	for (pp = &g.rings; *pp; pp = &(*pp)->next) {
 		if (*pp == r) {
 			*pp = r->next;
@@ -431,15 +496,19 @@ static void link_query_cb(const struct mrp_nl_link *l, void *arg)
 		if (q->want[i] != l->ifindex)
 			continue;
 		if (l->family == AF_BRIDGE) {
-			/* only the MRP flags of the port */
+			/* only the port's MRP flag and state */
 			q->l[i].has_ring_open = l->has_ring_open;
 			q->l[i].ring_open = l->ring_open;
+			q->l[i].has_br_state = l->has_br_state;
+			q->l[i].br_state = l->br_state;
 		} else {
-			bool ro = q->l[i].has_ring_open, v = q->l[i].ring_open;
+			struct mrp_nl_link b = q->l[i];
 
 			q->l[i] = *l;
-			q->l[i].has_ring_open = ro;
-			q->l[i].ring_open = v;
+			q->l[i].has_ring_open = b.has_ring_open;
+			q->l[i].ring_open = b.ring_open;
+			q->l[i].has_br_state = b.has_br_state;
+			q->l[i].br_state = b.br_state;
 			q->found[i] = true;
 		}
 	}
@@ -598,11 +667,20 @@ static void link_down_series_check(struct ring *r, uint64_t now,
 	}
 }
 
-static void ring_start(struct ring *r, const struct link_query *q)
+/*
+ * Take over the ring ports: from scratch (both blocked, start-up
+ * replayed), or, for the kernel instance @k a previous daemon left, as
+ * the kernel has them (mrp_sm_adopt()): a restart neither blocks a port
+ * that forwards nor announces a topology change that did not happen.
+ */
+static void ring_start(struct ring *r, const struct link_query *q,
+		       const struct mrp_nl_ring *k)
 {
 	struct mrp_actions acts = { 0 };
+	struct mrp_sm_kstate ks;
 	unsigned i;
 
+	memset(&ks, 0, sizeof(ks));
 	for (i = 0; i < 2; i++) {
 		const struct mrp_nl_link *l = &q->l[i + 1];
 
@@ -610,20 +688,35 @@ static void ring_start(struct ring *r, const struct link_query *q)
 		memcpy(r->port[i].mac, l->mac, 6);
 		r->port[i].up = link_is_up(l->flags);
 		r->port[i].ro.flag = l->has_ring_open ? l->ring_open : 0;
+		ks.up[i] = r->port[i].up;
+		ks.fwd[i] = l->has_br_state &&
+			    l->br_state == BR_STATE_FORWARDING;
+		ks.lost[i] = r->port[i].ro.flag == 1;
 	}
-	mrp_sm_start(&r->sm, now_us(), r->port[0].up, r->port[1].up, &acts);
+	if (k && k->ring_role != (uint32_t)r->sm.cfg.role) {
+		LOG("%s ring %u: the kernel has role %s, configured %s: "
+		    "starting over", r->br_name, r->id,
+		    mrp_role_name((enum mrp_ring_role)k->ring_role),
+		    mrp_role_name(r->sm.cfg.role));
+		k = NULL;
+	}
+	if (!k) {
+		mrp_sm_start(&r->sm, now_us(), r->port[0].up, r->port[1].up,
+			     &acts);
+		apply(r, &acts);
+		return;
+	}
+	ks.ring_state = k->ring_state == MRP_RING_CLOSED ? MRP_RING_CLOSED :
+							   MRP_RING_OPEN;
+	ks.monitor = k->test_monitor;
+	mrp_sm_adopt(&r->sm, now_us(), &ks, &acts);
+	LOG("%s ring %u: adopted as %s in %s (ports %s %s, %s %s)",
+	    r->br_name, r->id, mrp_sm_mode_name(&r->sm),
+	    mrp_sm_state_name(&r->sm), r->port[0].name,
+	    ks.fwd[0] ? "forwarding" : "blocked", r->port[1].name,
+	    ks.fwd[1] ? "forwarding" : "blocked");
 	apply(r, &acts);
 }
-
-struct ring_args {
-	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE];
-	uint32_t id;
-	int role;
-	unsigned profile;
-	int prio;
-	uint32_t interval, max_miss, period;
-	int react;
-};
 
 static int check_links(struct link_query *q, char *err, size_t errlen,
 		       const struct ring_args *a)
@@ -663,10 +756,11 @@ static int check_links(struct link_query *q, char *err, size_t errlen,
 	return 0;
 }
 
-/* Create (or, if adopt, take over an existing kernel instance). */
-static int ring_create(const struct ring_args *a, bool adopt, char *err,
-		       size_t errlen)
+/* Create a ring, or, given @k, take over that kernel instance. */
+static int ring_create(const struct ring_args *a, const struct mrp_nl_ring *k,
+		       char *err, size_t errlen)
 {
+	bool adopt = k != NULL;
 	struct link_query q;
 	struct mrp_sm_cfg cfg;
 	struct ring *r, *o;
@@ -748,6 +842,7 @@ static int ring_create(const struct ring_args *a, bool adopt, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	r->args = *a;
 	r->br_ifindex = q.want[0];
 	snprintf(r->br_name, sizeof(r->br_name), "%s", q.l[0].name);
 	r->id = a->id;
@@ -775,15 +870,20 @@ static int ring_create(const struct ring_args *a, bool adopt, char *err,
 	r->next = g.rings;
 	g.rings = r;
 	g.nrings++;
+	g.state_dirty = true;
 	if (!adopt)
 		ring_warn(r, "ring");
-	ring_start(r, &q);
+	ring_start(r, &q, k);
 	if (r->c.nl_err) {
 		/* The kernel refused part of the setup (e.g. the role):
-		 * report it and do not leave a half-configured ring. */
+		 * report it and do not leave a half-configured ring.  An
+		 * instance taken over stays as it was: deleting it would
+		 * make both ports forward. */
 		snprintf(err, errlen, "%s", r->last_err);
-		mrp_nl_ring_del(&g.req, r->br_ifindex, r->id,
-				r->port[0].ifindex, r->port[1].ifindex);
+		if (!adopt)
+			mrp_nl_ring_del(&g.req, r->br_ifindex, r->id,
+					r->port[0].ifindex,
+					r->port[1].ifindex);
 		ring_unlink(r);
 		return -EIO;
 	}
@@ -816,7 +916,204 @@ static void ring_delete(struct ring *r, bool kernel)
 	ring_unlink(r);
 }
 
-/* ---- stale kernel instances ---- */
+/* ---- configuration: the config file and the state kept under /run ---- */
+
+static int parse_add(int argc, char **argv, struct ring_args *a, char *err,
+		     size_t errlen);
+
+/* Rings of a file: the config file, or the state file of a previous run. */
+struct ring_list {
+	struct ring_args a[MAX_RINGS];
+	bool failed[MAX_RINGS];	/* creating it failed, logged once */
+	unsigned n;
+};
+
+static struct ring_list conf;	/* the config file as last read */
+
+/* "BRIDGE ring ID primary P ..." as parse_add() reads it back. */
+static void args_format(const struct ring_args *a, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s ring %u primary %s secondary %s role %s "
+			 "profile %u", a->br, a->id, a->p, a->s,
+			 mrp_role_name((enum mrp_ring_role)a->role),
+			 a->profile);
+
+#define ADD(...) do { \
+		if (n >= 0 && (size_t)n < len) \
+			n += snprintf(buf + n, len - (size_t)n, __VA_ARGS__); \
+	} while (0)
+	if (a->prio >= 0)
+		ADD(" prio %d", a->prio);
+	if (a->interval)
+		ADD(" interval %u", a->interval);
+	if (a->max_miss)
+		ADD(" max-miss %u", a->max_miss);
+	if (a->period)
+		ADD(" period %u", a->period);
+	if (a->react >= 0)
+		ADD(" react %d", a->react);
+#undef ADD
+}
+
+static bool args_same_ring(const struct ring_args *a, const struct ring_args *b)
+{
+	return a->id == b->id && !strcmp(a->br, b->br);
+}
+
+/* What the kernel instance was made of: bridge, ports, priority, role. */
+static bool args_same_instance(const struct ring_args *a,
+			       const struct ring_args *b)
+{
+	return args_same_ring(a, b) && !strcmp(a->p, b->p) &&
+	       !strcmp(a->s, b->s) && a->role == b->role &&
+	       a->prio == b->prio;
+}
+
+static bool args_equal(const struct ring_args *a, const struct ring_args *b)
+{
+	return args_same_instance(a, b) && a->profile == b->profile &&
+	       a->interval == b->interval && a->max_miss == b->max_miss &&
+	       a->period == b->period && a->react == b->react;
+}
+
+/*
+ * Read a file of rings, one per line as `mrpctl add` takes them (a
+ * leading "add" is optional); '#' starts a comment.  -ENOENT when the
+ * file does not exist, -EINVAL with "FILE:LINE: why" in @err.
+ */
+static int read_rings(const char *path, struct ring_list *l, char *err,
+		      size_t errlen)
+{
+	char line[MRPD_MAX_LINE + 8];
+	unsigned lineno = 0, i;
+	FILE *f = fopen(path, "r");
+
+	memset(l, 0, sizeof(*l));
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *argv[33], *hash = strchr(line, '#');
+		char why[300];
+		int argc;
+
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%u: line too long", path,
+				 lineno);
+			goto bad;
+		}
+		if (hash)
+			*hash = 0;
+		line[strcspn(line, "\r\n")] = 0;
+		argv[0] = "add";
+		argc = mrp_split(line, argv + 1, 32);
+		if (argc < 0) {
+			snprintf(err, errlen, "%s:%u: too many words", path,
+				 lineno);
+			goto bad;
+		}
+		if (!argc)
+			continue;
+		if (l->n >= MAX_RINGS) {
+			snprintf(err, errlen, "%s:%u: more than %u rings", path,
+				 lineno, (unsigned)MAX_RINGS);
+			goto bad;
+		}
+		/* argv[0] "add" unless the line has it */
+		if (!strcmp(argv[1], "add") ?
+		    parse_add(argc, argv + 1, &l->a[l->n], why, sizeof(why)) :
+		    parse_add(argc + 1, argv, &l->a[l->n], why, sizeof(why))) {
+			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
+			goto bad;
+		}
+		for (i = 0; i < l->n; i++) {
+			if (args_same_ring(&l->a[i], &l->a[l->n])) {
+				snprintf(err, errlen, "%s:%u: ring %u of %s "
+					 "again", path, lineno, l->a[i].id,
+					 l->a[i].br);
+				goto bad;
+			}
+		}
+		l->n++;
+	}
+	fclose(f);
+	return 0;
+bad:
+	fclose(f);
+	l->n = 0;
+	return -EINVAL;
+}
+
+/*
+ * The rings this daemon runs, as configured, for the next one to take
+ * their kernel instances over with the same configuration.  Written
+ * whenever a ring comes or goes, to a new file renamed over the old.
+ */
+static void write_state(void)
+{
+	char tmp[PATH_MAX + 8], line[MRPD_MAX_LINE];
+	struct ring *r;
+	FILE *f;
+
+	if (!g.state_path[0])
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", g.state_path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		LOG("state %s: %s", tmp, strerror(errno));
+		return;
+	}
+	fprintf(f, "# mrpd %s: the rings of this network namespace, read back "
+		"by the next mrpd\n", MRP_TOOLS_VERSION);
+	for (r = g.rings; r; r = r->next) {
+		args_format(&r->args, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+	}
+	if (fflush(f) || ferror(f)) {
+		LOG("state %s: %s", tmp, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return;
+	}
+	fclose(f);
+	if (rename(tmp, g.state_path)) {
+		LOG("state %s: %s", g.state_path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+/*
+ * Where the state goes: one file per network namespace (the kernel
+ * instances live there; every namespace has its own mrpd and its own
+ * @mrpd socket, but /run is shared).
+ */
+static void state_path_init(void)
+{
+	struct stat st;
+
+	if (!g.state_dir[0])
+		return;
+	if (stat("/proc/self/ns/net", &st)) {
+		LOG("state: /proc/self/ns/net: %s: not kept", strerror(errno));
+		return;
+	}
+	if (mkdir(g.state_dir, 0755) && errno != EEXIST) {
+		LOG("state: %s: %s: not kept", g.state_dir, strerror(errno));
+		return;
+	}
+	if (snprintf(g.state_path, sizeof(g.state_path), "%s/%s.net%llu",
+		     g.state_dir, g.sock_name,
+		     (unsigned long long)st.st_ino) >= (int)sizeof(g.state_path)) {
+		LOG("state: %s: name too long: not kept", g.state_dir);
+		g.state_path[0] = 0;
+	}
+}
+
+/* ---- kernel instances a previous daemon left ---- */
 
 struct stale {
 	struct mrp_nl_ring r[MAX_RINGS];
@@ -831,38 +1128,93 @@ static void stale_cb(const struct mrp_nl_ring *r, void *arg)
 		s->r[s->n++] = *r;
 }
 
-static unsigned profile_from_interval(uint32_t us)
+/* Neither the config nor the state file knows the ring: read the kernel. */
+static void guess_args(const struct mrp_nl_ring *k, struct ring_args *a)
 {
-	switch (us) {
-	case 500: case 1000: return 10;
-	case 3500: return 30;
-	case 10000: case 20000: return 200;
-	case 30000: case 50000: return 500;
+	static const unsigned ms[] = { 10, 30, 200, 500 };
+	unsigned i;
+
+	a->role = (int)k->ring_role;
+	a->prio = k->prio;
+	a->react = -1;
+	a->profile = g.default_profile;
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		const struct mrp_profile *p = mrp_profile_get(ms[i]);
+
+		if (p->test_interval_us == k->test_interval ||
+		    p->test_short_us == k->test_interval) {
+			a->profile = ms[i];
+			break;
+		}
 	}
-	return g.default_profile;
+	if (k->test_max_miss &&
+	    k->test_max_miss != mrp_profile_get(a->profile)->test_max)
+		a->max_miss = k->test_max_miss;
 }
 
-static void handle_stale(void)
+/*
+ * Take over the kernel's MRP instances with their configuration: the
+ * config file's for its rings, else the state file's (what the previous
+ * daemon ran), else what the kernel tells.  An instance that cannot be
+ * taken over stays as it is (a manager's secondary stays blocked): only
+ * --clean-stale deletes them, and the roles mrpd cannot run.
+ */
+static void reclaim(void)
 {
+	struct ring_list *saved = calloc(1, sizeof(*saved));
 	struct stale *s = calloc(1, sizeof(*s));
-	unsigned i;
+	char err[300] = "";
+	unsigned i, j;
 	int e;
 
-	if (!s)
-		return;
+	if (!s || !saved)
+		goto out;
+	if (g.state_path[0]) {
+		e = read_rings(g.state_path, saved, err, sizeof(err));
+		if (e && e != -ENOENT)
+			LOG("state: %s: ignored", err);
+	}
 	e = mrp_nl_dump_rings(&g.req, stale_cb, s);
 	if (e)
 		LOG("reading MRP instances: %s", mrp_nl_strerror(&g.req, e));
 	for (i = 0; i < s->n; i++) {
 		const struct mrp_nl_ring *k = &s->r[i];
+		const struct ring_args *c = NULL;
+		const char *from = "the kernel";
 		struct ring_args a;
-		char err[256] = "";
 
 		memset(&a, 0, sizeof(a));
 		if (!if_indextoname((unsigned)k->br_ifindex, a.br) ||
 		    !if_indextoname((unsigned)k->p_ifindex, a.p) ||
 		    !if_indextoname((unsigned)k->s_ifindex, a.s))
 			continue;
+		a.id = k->ring_id;
+		guess_args(k, &a);
+		for (j = 0; j < conf.n && !c; j++)
+			if (args_same_ring(&conf.a[j], &a))
+				c = &conf.a[j];
+		if (c && (strcmp(c->p, a.p) || strcmp(c->s, a.s) ||
+			  (c->prio >= 0 && c->prio != a.prio))) {
+			/* the config changed what the instance is made of */
+			e = mrp_nl_ring_del(&g.req, k->br_ifindex, k->ring_id,
+					    k->p_ifindex, k->s_ifindex);
+			LOG("%s ring %u: the config file has other ports or "
+			    "prio: instance %s", a.br, a.id,
+			    e ? mrp_nl_strerror(&g.req, e) : "deleted");
+			continue;
+		}
+		if (c) {
+			from = "the config file";
+		} else {
+			for (j = 0; j < saved->n && !c; j++)
+				if (args_same_ring(&saved->a[j], &a) &&
+				    !strcmp(saved->a[j].p, a.p) &&
+				    !strcmp(saved->a[j].s, a.s) &&
+				    saved->a[j].role == a.role)
+					c = &saved->a[j];
+			if (c)
+				from = "the state file";
+		}
 		if (g.clean_stale || k->ring_role == MRP_ROLE_DISABLED) {
 			e = mrp_nl_ring_del(&g.req, k->br_ifindex, k->ring_id,
 					    k->p_ifindex, k->s_ifindex);
@@ -870,20 +1222,160 @@ static void handle_stale(void)
 			    e ? mrp_nl_strerror(&g.req, e) : "deleted");
 			continue;
 		}
-		a.id = k->ring_id;
-		a.role = (int)k->ring_role;
-		a.profile = profile_from_interval(k->test_interval);
-		a.prio = k->prio;
-		a.react = -1;
-		e = ring_create(&a, true, err, sizeof(err));
+		e = ring_create(c ? c : &a, k, err, sizeof(err));
 		if (e) {
-			LOG("%s ring %u: cannot reclaim (%s), deleting", a.br,
-			    a.id, err);
-			mrp_nl_ring_del(&g.req, k->br_ifindex, k->ring_id,
-					k->p_ifindex, k->s_ifindex);
+			LOG("%s ring %u: cannot take the instance over (%s): "
+			    "left as it is", a.br, a.id, err);
+			continue;
 		}
+		g.rings->from_conf = from[4] == 'c';
+		LOG("%s ring %u: configuration from %s", a.br, a.id, from);
 	}
+out:
 	free(s);
+	free(saved);
+}
+
+/*
+ * Create the rings of the config file that do not run.  One that cannot
+ * be created (an interface missing, say) is tried again when a link of
+ * that name changes, and at SIGHUP.
+ */
+static void conf_create_missing(bool log_again)
+{
+	unsigned i;
+
+	for (i = 0; i < conf.n; i++) {
+		const struct ring_args *a = &conf.a[i];
+		int br = (int)if_nametoindex(a->br);
+		char err[300];
+		struct ring *r;
+
+		r = br ? ring_find(br, a->id) : NULL;
+		if (r) {
+			r->from_conf = true;
+			continue;
+		}
+		if (ring_create(a, NULL, err, sizeof(err))) {
+			if (!conf.failed[i] || log_again)
+				LOG("%s ring %u (config file): %s", a->br,
+				    a->id, err);
+			conf.failed[i] = true;
+			continue;
+		}
+		conf.failed[i] = false;
+		g.rings->from_conf = true;
+	}
+}
+
+static bool conf_pending(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < conf.n; i++)
+		if (conf.failed[i] && (!strcmp(conf.a[i].br, name) ||
+				       !strcmp(conf.a[i].p, name) ||
+				       !strcmp(conf.a[i].s, name)))
+			return true;
+	return false;
+}
+
+static unsigned count_conf_running(void)
+{
+	unsigned n = 0;
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next)
+		n += r->from_conf;
+	return n;
+}
+
+/* The config file's timing for a running ring, without starting over. */
+static void ring_retime(struct ring *r, const struct ring_args *a)
+{
+	struct mrp_sm_cfg cfg;
+
+	if (mrp_sm_cfg_default(&cfg, (enum mrp_ring_role)a->role,
+			       a->profile) < 0)
+		return;
+	if (a->interval)
+		mrp_sm_cfg_interval(&cfg, a->interval);
+	if (a->max_miss)
+		cfg.prof.test_max = (uint8_t)a->max_miss;
+	if (a->period)
+		cfg.test_period_us = a->period;
+	r->sm.cfg.prof = cfg.prof;
+	r->sm.cfg.test_period_us = cfg.test_period_us;
+	r->sm.cfg.react_on_link_change = a->react > 0;
+	r->args = *a;
+	/* the test at the new interval at its next refresh: now */
+	if (r->sm.test_interval) {
+		struct mrp_actions acts = { 0 };
+
+		r->sm.deadline[MRP_T_WATCH] = 1;
+		if (r->sm.mrm_mode && !r->sm.add_test)
+			r->sm.test_interval = cfg.prof.test_interval_us;
+		mrp_sm_timer(&r->sm, now_us(), &acts);
+		apply(r, &acts);
+	}
+}
+
+/*
+ * SIGHUP: read the config file again.  A ring it no longer has is
+ * deleted (as by mrpctl del), a new one created, a changed one retimed
+ * in place when only its timing changed, else re-created.  Rings added
+ * with mrpctl are left alone.  A file with an error changes nothing.
+ */
+static void reload_config(void)
+{
+	struct ring_list *n = calloc(1, sizeof(*n));
+	struct ring *r, *next;
+	char err[300];
+	unsigned i;
+	int e;
+
+	if (!n || !g.config) {
+		free(n);
+		return;
+	}
+	e = read_rings(g.config, n, err, sizeof(err));
+	if (e && !(e == -ENOENT && !g.config_given)) {
+		LOG("config: %s: not reloaded", err);
+		free(n);
+		return;
+	}
+	for (r = g.rings; r; r = next) {
+		const struct ring_args *a = NULL;
+
+		next = r->next;
+		for (i = 0; i < n->n && !a; i++)
+			if (args_same_ring(&n->a[i], &r->args))
+				a = &n->a[i];
+		if (!a) {
+			if (r->from_conf) {
+				LOG("%s ring %u: no longer in the config file",
+				    r->br_name, r->id);
+				ring_delete(r, true);
+			}
+			continue;
+		}
+		r->from_conf = true;
+		if (args_equal(a, &r->args))
+			continue;
+		if (args_same_instance(a, &r->args)) {
+			LOG("%s ring %u: new timing from the config file",
+			    r->br_name, r->id);
+			ring_retime(r, a);
+			continue;
+		}
+		LOG("%s ring %u: changed in the config file: re-created",
+		    r->br_name, r->id);
+		ring_delete(r, true);
+	}
+	conf = *n;
+	free(n);
+	conf_create_missing(true);
+	LOG("config %s: %u ring(s), %u running", g.config, conf.n, g.nrings);
 }
 
 /* ---- rtnetlink events ---- */
@@ -894,6 +1386,9 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 	uint64_t now = now_us();
 
 	(void)arg;
+	if (l->family == AF_UNSPEC && l->type == RTM_NEWLINK &&
+	    conf_pending(l->name))
+		g.conf_retry = true;
 	for (r = g.rings; r; r = next) {
 		struct mrp_actions acts = { 0 };
 		unsigned i;
@@ -1538,7 +2033,7 @@ static void handle_request(struct client *c, char *line)
 
 		e = parse_add(argc, argv, &a, err, sizeof(err));
 		if (!e)
-			e = ring_create(&a, false, err, sizeof(err));
+			e = ring_create(&a, NULL, err, sizeof(err));
 		if (e) {
 			g.bad_requests++;
 			reply_err(&c->out, e, err);
@@ -1872,7 +2367,13 @@ static void usage(FILE *f)
 "\n"
 "  -D, --daemon            fork to the background once ready\n"
 "  -p, --pidfile FILE      write the daemon's pid to FILE\n"
-"  -l, --log FILE          append the log to FILE (default stderr)\n"
+"  -c, --config FILE       rings to run, read at start and at SIGHUP\n"
+"                          (default " MRPD_CONFIG ", if it exists)\n"
+"  -l, --log FILE          append the log to FILE (default stderr);\n"
+"                          SIGHUP reopens it\n"
+"      --syslog            log to syslog (daemon facility) instead\n"
+"      --state-dir DIR     keep the rings' configuration there for the\n"
+"                          next mrpd (default " MRPD_STATE_DIR "; \"\" none)\n"
 "  -s, --socket NAME       control socket @NAME (default @mrpd)\n"
 "  -P, --profile MS        default recovery profile 10|30|200|500\n"
 "                          (default 200)\n"
@@ -1915,6 +2416,9 @@ int main(int argc, char **argv)
 		{ "daemon", no_argument, NULL, 'D' },
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "syslog", no_argument, NULL, 'L' },
+		{ "state-dir", required_argument, NULL, 'R' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "profile", required_argument, NULL, 'P' },
 		{ "clean-stale", no_argument, NULL, 'C' },
@@ -1931,11 +2435,14 @@ int main(int argc, char **argv)
 	uint32_t v;
 	int o, e;
 
-	while ((o = getopt_long(argc, argv, "Dp:l:s:P:g:vVh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "Dp:l:c:s:P:g:vVh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'D': g.daemon = true; break;
 		case 'p': g.pidfile = optarg; break;
 		case 'l': g.logfile = optarg; break;
+		case 'c': g.config = optarg; g.config_given = true; break;
+		case 'L': g.use_syslog = true; break;
+		case 'R': g.state_dir = optarg; break;
 		case 's': g.sock_name = optarg; break;
 		case 'P':
 			if (!mrp_parse_u32(optarg, 1000, &v) ||
@@ -1974,14 +2481,26 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (g.logfile) {
-		g.log = fopen(g.logfile, "a");
-		if (!g.log) {
-			fprintf(stderr, "mrpd: %s: %s\n", g.logfile,
-				strerror(errno));
-			return 1;
+	if (g.logfile && g.use_syslog) {
+		fprintf(stderr, "mrpd: --log and --syslog exclude each other\n");
+		return 2;
+	}
+	if (g.config[0]) {
+		char err[400];
+
+		e = read_rings(g.config, &conf, err, sizeof(err));
+		if (e == -EINVAL || (e && g.config_given)) {
+			fprintf(stderr, "mrpd: %s\n", err);
+			return 2;
 		}
 	}
+	e = log_open();
+	if (e) {
+		fprintf(stderr, "mrpd: %s: %s\n", g.logfile, strerror(-e));
+		return 1;
+	}
+	if (g.use_syslog)
+		openlog("mrpd", LOG_PID, LOG_DAEMON);
 	for (i = 0; i < MAX_CLIENTS; i++)
 		g.clients[i].fd = -1;
 
@@ -2068,10 +2587,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	handle_stale();
+	state_path_init();
+	reclaim();
+	i = g.nrings;
+	conf_create_missing(false);
+	write_state();
+	g.state_dirty = false;
 
-	LOG("mrpd %s started (socket @%s, %u ring(s) reclaimed)",
-	    MRP_TOOLS_VERSION, g.sock_name, g.nrings);
+	LOG("mrpd %s started (socket @%s, %u ring(s) reclaimed, %u of %u "
+	    "in the config file running)", MRP_TOOLS_VERSION, g.sock_name, i,
+	    count_conf_running(), conf.n);
 
 	while (!g.stop) {
 		struct epoll_event evs[16];
@@ -2098,9 +2623,17 @@ int main(int argc, char **argv)
 			} else if (tag == TAG_SIG) {
 				struct signalfd_siginfo si;
 
-				if (read(g.sig_fd, &si, sizeof(si)) > 0 &&
-				    si.ssi_signo != SIGHUP)
+				if (read(g.sig_fd, &si, sizeof(si)) <= 0)
+					continue;
+				if (si.ssi_signo != SIGHUP) {
 					g.stop = true;
+					continue;
+				}
+				e = log_open();
+				LOG("SIGHUP: log %s, reading %s",
+				    e ? strerror(-e) : "reopened",
+				    g.config[0] ? g.config : "no config");
+				reload_config();
 			} else if (tag == TAG_CTL) {
 				accept_client();
 			} else {
@@ -2119,9 +2652,19 @@ int main(int argc, char **argv)
 					client_read(c);
 			}
 		}
+		if (g.conf_retry) {
+			g.conf_retry = false;
+			conf_create_missing(false);
+		}
+		if (g.state_dirty && !g.stop) {
+			g.state_dirty = false;
+			write_state();
+		}
 	}
 	LOG("mrpd exiting (%s kernel instances)",
 	    g.delete_on_exit ? "deleting" : "keeping");
+	if (g.delete_on_exit && g.state_path[0])
+		unlink(g.state_path);
 	cleanup();
 	return 0;
 }

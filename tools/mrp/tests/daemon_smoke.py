@@ -11,6 +11,7 @@ Usage: daemon_smoke.py BUILD_DIR
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -137,13 +138,14 @@ def main():
         sh("ip", "link", "set", "q" + p[1], "up")
     sh("ip", "link", "set", "br0", "up")
 
+    state = tempfile.mkdtemp(prefix="mrpd-smoke-state-")
     r = sh(mrpd, "-D", "-s", sock, "-p", pidfile, "-l", logfile, "-v",
-           check=False)
+           "--state-dir", state, check=False)
     report(r.returncode == 0 and os.path.exists(pidfile),
            "mrpd -D returns once ready, pid file written", r.stderr)
     pid = int(open(pidfile).read())
 
-    r = sh(mrpd, "-s", sock, check=False)
+    r = sh(mrpd, "-s", sock, "--state-dir", "", check=False)
     report(r.returncode == 1 and "another mrpd" in r.stderr,
            "second mrpd on the same socket refuses to start", r.stderr)
 
@@ -232,9 +234,10 @@ def main():
     gsock = sock + "-g"
     gpid = "/tmp/%s.pid" % gsock
     r = sh(mrpd, "-D", "-s", gsock, "-p", gpid, "-g", str(NOBODY),
-           check=False)
+           "--state-dir", state, check=False)
     report(r.returncode == 0, "mrpd -g GID starts", r.stderr)
-    r = sh(mrpd, "-s", gsock + "x", "-g", "no-such-group-here", check=False)
+    r = sh(mrpd, "-s", gsock + "x", "-g", "no-such-group-here",
+           "--state-dir", state, check=False)
     report(r.returncode == 2 and "no group" in r.stderr,
            "mrpd -g with an unknown group: usage error (2)", r.stderr)
     ctl_nobody[2] = gsock
@@ -322,6 +325,14 @@ def main():
     r = ctlrun("add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
                "role", "mrm", "profile", "200")
     mrp_kernel = r.returncode == 0
+    statefile = [os.path.join(state, f) for f in os.listdir(state)
+                 if f.startswith(sock + ".net")]
+    lines = [x for x in open(statefile[0]).read().splitlines()
+             if not x.startswith("#")] if len(statefile) == 1 else None
+    want = ["br0 ring 1 primary p0 secondary p1 role mrm profile 200"]
+    report(lines == (want if mrp_kernel else []),
+           "the state file (%s) holds the rings as added" % statefile,
+           lines)
     if mrp_kernel:
         report(True, "ring added (host kernel has bridge MRP)")
         r = ctlrun("show", "-j")
@@ -420,8 +431,94 @@ def main():
            "SIGTERM: mrpd exits and removes its pid file")
     log = open(logfile).read()
     report("mrpd exiting" in log, "exit is logged", log[-2000:])
+    stamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}[+-]\d{4} "
+                       r"\[\d+\.\d{6}\] \S")
+    bad = [x for x in log.splitlines() if not stamp.match(x)]
+    report(log and not bad, "every log line starts with the wall-clock time "
+           "and the monotonic one", bad[:3])
     os.unlink(logfile)
+    config_and_signals(mrpd, mrpctl, sock, state)
+    shutil.rmtree(state, ignore_errors=True)
     return summary()
+
+
+def config_and_signals(mrpd, mrpctl, sock, state):
+    """The config file's errors, bad usage (exit code 2), SIGHUP."""
+    d = tempfile.mkdtemp(prefix="mrpd-smoke-conf-")
+    conf = os.path.join(d, "mrpd.conf")
+    with open(conf, "w") as f:
+        f.write("# a comment\n\nbr0 ring 1 primary p0 secondary p1 role mrc\n"
+                "br0 ring 2 primary p0 secondary p1 role manager\n")
+    r = sh(mrpd, "-s", sock + "-c", "-c", conf, "--state-dir", state,
+           check=False)
+    report(r.returncode == 2 and
+           "%s:4: bad value 'manager' for role" % conf in r.stderr,
+           "an error in the config file: file and line, exit code 2",
+           r.stderr)
+    with open(conf, "w") as f:
+        f.write("br0 ring 1 primary p0 secondary p1 role mrc\n"
+                "add br0 ring 1 primary p0 secondary p1 role mrm\n")
+    r = sh(mrpd, "-s", sock + "-c", "-c", conf, "--state-dir", state,
+           check=False)
+    report(r.returncode == 2 and "%s:2: ring 1 of br0 again" % conf
+           in r.stderr, "a ring twice in the config file: exit code 2",
+           r.stderr)
+    r = sh(mrpd, "-s", sock + "-c", "-c", os.path.join(d, "none"),
+           "--state-dir", state, check=False)
+    report(r.returncode == 2 and "No such file" in r.stderr,
+           "-c with a file that does not exist: exit code 2", r.stderr)
+    for args, what in ((["-l", "x.log", "--syslog"], "--log with --syslog"),
+                       (["-P", "20"], "a bad profile"),
+                       (["--no-such-option"], "an unknown option"),
+                       (["extra"], "an argument")):
+        r = sh(mrpd, "-s", sock + "-c", "--state-dir", state, *args,
+               check=False)
+        report(r.returncode == 2, "mrpd with %s: exit code 2" % what,
+               r.stderr)
+    for args, what in ((["--no-such-option"], "an unknown option"),
+                       (["-t", "x", "ping"], "a bad reply timeout"),
+                       ([], "no command"),
+                       (["frobnicate"], "an unknown command")):
+        r = subprocess.run([mrpctl, "-s", sock + "-none"] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=30)
+        report(r.returncode == 2, "mrpctl with %s: exit code 2" % what,
+               r.stderr)
+
+    # A ring the config file has but cannot be created yet: mrpd starts,
+    # says why; SIGHUP reopens the log (rotation) and reads the file again.
+    with open(conf, "w") as f:
+        f.write("brX ring 7 primary pX secondary pY role mrc\n")
+    log = os.path.join(d, "mrpd.log")
+    pidf = os.path.join(d, "mrpd.pid")
+    csock = sock + "-c"
+    r = sh(mrpd, "-D", "-s", csock, "-c", conf, "-l", log, "-p", pidf,
+           "--state-dir", state, check=False)
+    report(r.returncode == 0, "mrpd starts with a ring it cannot create yet",
+           r.stderr)
+    text = open(log).read() if r.returncode == 0 else ""
+    report("brX ring 7 (config file): brX does not exist" in text and
+           "0 of 1 in the config file running" in text,
+           "and logs why", text[-1500:])
+    if r.returncode == 0:
+        pid = int(open(pidf).read())
+        os.rename(log, log + ".1")
+        with open(conf, "w") as f:
+            f.write("brX ring 7 primary pX secondary pY role bogus\n")
+        os.kill(pid, signal.SIGHUP)
+        ok = talk(csock, b"ping\n") == "ok\npong\n.\n"
+        text = open(log).read() if os.path.exists(log) else ""
+        report(ok and "SIGHUP: log reopened" in text,
+               "SIGHUP reopens the log (a new file after a rotation)", text)
+        report(":1: bad value 'bogus' for role: not reloaded" in text,
+               "SIGHUP: an error in the file is logged, nothing changes",
+               text)
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(500):
+            if not os.path.exists(pidf):
+                break
+            time.sleep(0.01)
+    shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
