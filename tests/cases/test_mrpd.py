@@ -1,7 +1,8 @@
 """mrpd and mrpctl in the guest (tools/mrp/tests/guest): rings where every
 node runs mrpd in its own network namespace; every link is cut and
 restored, the MRM reports open and closed, MRCs flush, traffic resumes,
-daemons are killed and reclaim their rings; with two MRAs the better one
+daemons are killed and reclaim their rings, daemons restart under traffic
+and take their rings over without a lost frame (restart.sh); with two MRAs the better one
 manages and the other takes over when it is cut off or its daemon stops.
 
 One guest, three rings:
@@ -23,7 +24,7 @@ SW = 3          # switches 4..6: mrp=off
 # make check-long: the scripts on the software path, mrpsim and veth
 # (make check runs them offloaded; test_mrp_sw.py runs mrpd on the
 # software path).
-LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra")
+LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra", "veth_restart")
 
 
 def ring_ports(first, n):
@@ -57,6 +58,14 @@ def test_mrpsim_mra_offloaded(vm):
     yield from script(vm, "mra.sh", ring_ports(0, HW))
 
 
+def test_mrpsim_restart_offloaded(vm):
+    yield from script(vm, "restart.sh", ring_ports(0, HW))
+
+
+def test_mrpsim_restart_software(vm):
+    yield from script(vm, "restart.sh", ring_ports(HW, SW))
+
+
 def test_mrpsim_ring_software(vm):
     yield from script(vm, "ring.sh", ring_ports(HW, SW))
 
@@ -67,3 +76,7 @@ def test_veth_ring(vm):
 
 def test_veth_mra(vm):
     yield from script(vm, "mra.sh")
+
+
+def test_veth_restart(vm):
+    yield from script(vm, "restart.sh")

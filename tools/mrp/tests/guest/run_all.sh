@@ -1,13 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run every guest MRP test (ring.sh, mra.sh) and print one summary line.
+# Run every guest MRP test (ring.sh, mra.sh, restart.sh) and print one
+# summary line.
 #   run_all.sh                 veth rings of software bridges
 #   RING_PORTS="a1:b1 ..." run_all.sh   the same on existing ports
 #                              (e.g. mrpsim switch ports, see lib.sh)
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
 log=${LOGDIR:-/tmp}/mrp-guest-$$.log
-for t in ring.sh mra.sh; do
+for t in ring.sh mra.sh restart.sh; do
 	echo "# $t"
 	sh "$here/$t" >"$log" 2>&1
 	rc=$?
