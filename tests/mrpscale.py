@@ -16,6 +16,7 @@ import time
 import mrpcables as C
 import mrpring as R
 import mrptrace as T
+import trafgen
 from vm import Skip
 
 # Three MRAs on a ring of four: node 1 the best (the manager), a cut next
@@ -291,6 +292,78 @@ def steady_state(vm, seconds):
     assert cov and set(cov) == {n}, cov
     problems, _ = C.exactly_once(xs)
     assert not problems, "\n".join(problems[:20])
+
+
+def restart_mrpd(vm, node):
+    """Stop node's mrpd (SIGTERM: it keeps the kernel's ring) and start it
+    again; returns what the new one logged of taking the ring over.  The
+    new mrpd answers once it took the ring over (mrpctl show)."""
+    pidf, log = "/run/mrpd-n%d.pid" % node, "/tmp/mrpd-n%d.log" % node
+    vm.check("p=$(cat %s) && kill -TERM $p && i=0 && "
+             "while [ -d /proc/$p ] && ! grep -q '^State:.*Z' "
+             "/proc/$p/status 2>/dev/null && [ $i -lt 1000 ]; do "
+             "sleep 0.01; i=$((i + 1)); done && mv %s %s.%d && %s && %s" % (
+                 pidf, log, log, int(time.time()),
+                 R.nsx(node, "mrpd -D -v -l %s -p %s" % (log, pidf)),
+                 R.nsx(node, "mrpctl show >/dev/null")))
+    return vm.check("grep 'adopted\\|configuration from\\|port-state\\|"
+                    "send-topo\\|send-link' %s || true" % log)
+
+
+def restarts_under_traffic(vm, ports, stations, client, seconds=2,
+                           period_us=1000):
+    """Two end stations (tests/trafgen.py, on the host) on the manager's
+    node and another exchange a frame every period_us; the manager's
+    mrpd is restarted, then the mrpd of a client on their path.  Each new
+    mrpd takes the kernel's ring over as it is (mrpd(8), RESTART): no
+    frame may be lost, no port state set, no topology change or link
+    change sent, nothing flushed anywhere.  Returns the figures."""
+    n = R.nodes(vm)
+    vm.check(trafgen.attach_stations(stations, R.ns))
+    st = trafgen.stream(ports, period_us)
+    try:
+        # the bridges learn both stations
+        st.cmd("seq")
+        time.sleep(seconds)         # traffic before the restarts
+        before = R.mrpd_state(vm)
+        s1 = st.cmd("seq")["seq"]
+        t0 = time.monotonic()
+        logs = {0: restart_mrpd(vm, 0)}
+        R.wait_ring(vm, 0, "ring", "closed")
+        logs[client] = restart_mrpd(vm, client)
+        took = time.monotonic() - t0
+        time.sleep(seconds)         # traffic after them
+        s2 = st.cmd("seq")["seq"]
+        after = R.mrpd_state(vm)    # also gives the last frames time
+        got = st.cmd("losses %d %d" % (s1, s2))
+    finally:
+        st.close()
+    refused = {k for k, _ in got["refused"]}
+    lost = {d: [r for r in runs
+                if not set(range(r[0], r[0] + r[1])) <= refused]
+            for d, runs in got["rx"].items()}
+    late = max([x[2] for x in got["late"]] or [0])
+    print("# restarts of the manager's and client %d's mrpd in %.1f s, "
+          "%d frames each way: lost %s; sender late up to %.1f ms, %d "
+          "refused by the host" % (client, took, s2 - s1,
+                                   {d: sum(r[1] for r in v)
+                                    for d, v in lost.items()}, late,
+                                   len(refused)))
+    assert "adopted as MRM in CHK_RC" in logs[0], logs[0]
+    assert "adopted as MRC in PT_IDLE" in logs[client], logs[client]
+    for i in (0, client):
+        for what in ("port-state", "send-topo", "send-link"):
+            assert what not in logs[i], "node %d: %s" % (i, logs[i])
+    assert not any(lost.values()), "frames lost: %s" % lost
+    for i in range(n):
+        b, a = before[i]["counters"], after[i]["counters"]
+        if i in (0, client):
+            assert a["topo_tx"] == 0 and a["link_tx"] == 0, (i, a)
+            continue
+        for k in ("topo_rx", "link_rx", "flushes"):
+            assert a[k] == b[k], "node %d: %s %d -> %d" % (i, k, b[k], a[k])
+    assert after[0]["ring_state"] == "closed", after[0]
+    return took
 
 
 def host_stalls(vm, bursts=10, stalls=5, stall_ms=3, run_ms=0.3):

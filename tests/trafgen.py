@@ -245,6 +245,38 @@ def main():
     serve(period, sa, sb)
 
 
+STATION_MAC = ("02:00:00:00:aa:01", "02:00:00:00:aa:02")
+
+
+def add_stations(t, switches, ports):
+    """Give the two switches of a tests.vm.Topology a third port, a QEMU
+    "-netdev dgram" UDP socket on 127.0.0.1 for the stations: ports are
+    station A's host and QEMU port, then station B's (free_udp_ports(4))."""
+    for k, sw in enumerate(switches):
+        t.switches[sw]["ports"] = 3
+        nd = "st%d" % k
+        t.switches[sw]["opts"]["netdev2"] = nd
+        t.extra += ["-netdev", "dgram,id=%s,local.type=inet,local.host="
+                    "127.0.0.1,local.port=%d,remote.type=inet,remote.host="
+                    "127.0.0.1,remote.port=%d" % (nd, ports[2 * k + 1],
+                                                   ports[2 * k])]
+
+
+def attach_stations(switches, ns):
+    """Guest shell lines that put each station's port (s<sw>p2) into its
+    switch's node (network namespace ns(sw)) and bridge br0."""
+    return "\n".join(
+        "ip link set s%dp2 netns %s && ip -n %s link set s%dp2 master br0"
+        " && ip -n %s link set s%dp2 up" % (s, ns(s), ns(s), s, ns(s), s)
+        for s in switches)
+
+
+def stream(ports, period_us=1000):
+    """A Stream between the stations add_stations() set up."""
+    return Stream(("A", ports[0], ports[1], STATION_MAC[0]),
+                  ("B", ports[2], ports[3], STATION_MAC[1]), period_us)
+
+
 def free_udp_ports(n):
     """n UDP ports on 127.0.0.1 that are free now (the bench hands them to
     QEMU and the stations)."""
