@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <stdio.h>
@@ -200,5 +201,172 @@ int mrp_filter_mrp(int fd)
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 		       sizeof(prog)) < 0)
 		return -errno;
+	return 0;
+}
+
+int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
+			unsigned default_profile, char *err, size_t errlen)
+{
+	bool have_id = false;
+	uint32_t v;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	a->role = -1;
+	a->prio = -1;
+	a->react = -1;
+	a->profile = default_profile;
+	if (argc < 2) {
+		snprintf(err, errlen, "usage: add BRIDGE ring ID primary PORT "
+			 "secondary PORT role mrm|mrc|mra [profile 10|30|200|500]"
+			 " [prio N] [interval US] [max-miss N] [period US]"
+			 " [react 0|1]");
+		return -EINVAL;
+	}
+	if (strlen(argv[1]) >= IF_NAMESIZE) {
+		snprintf(err, errlen, "bridge name too long");
+		return -EINVAL;
+	}
+	snprintf(a->br, sizeof(a->br), "%s", argv[1]);
+	for (i = 2; i < argc; i += 2) {
+		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val) {
+			snprintf(err, errlen, "missing value for '%.40s'", k);
+			return -EINVAL;
+		}
+		if (!strcmp(k, "ring")) {
+			if (!mrp_parse_u32(val, UINT32_MAX, &a->id))
+				goto bad;
+			have_id = true;
+		} else if (!strcmp(k, "primary") || !strcmp(k, "secondary")) {
+			if (strlen(val) >= IF_NAMESIZE)
+				goto bad;
+			snprintf(k[0] == 'p' ? a->p : a->s, IF_NAMESIZE, "%s",
+				 val);
+		} else if (!strcmp(k, "role")) {
+			a->role = mrp_parse_role(val);
+			if (a->role != MRP_ROLE_MRM && a->role != MRP_ROLE_MRC &&
+			    a->role != MRP_ROLE_MRA)
+				goto bad;
+		} else if (!strcmp(k, "profile")) {
+			if (!mrp_parse_u32(val, 1000, &v) || !mrp_profile_get(v))
+				goto bad;
+			a->profile = v;
+		} else if (!strcmp(k, "prio")) {
+			if (!mrp_parse_u32(val, 0xffff, &v))
+				goto bad;
+			a->prio = (int)v;
+		} else if (!strcmp(k, "interval")) {
+			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
+			    !a->interval)
+				goto bad;
+		} else if (!strcmp(k, "max-miss")) {
+			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
+			    !a->max_miss)
+				goto bad;
+		} else if (!strcmp(k, "period")) {
+			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
+			    a->period < 1000)
+				goto bad;
+		} else if (!strcmp(k, "react")) {
+			if (!mrp_parse_u32(val, 1, &v))
+				goto bad;
+			a->react = (int)v;
+		} else {
+			snprintf(err, errlen, "unknown option '%.40s'", k);
+			return -EINVAL;
+		}
+		continue;
+bad:
+		snprintf(err, errlen, "bad value '%.40s' for %s", val, k);
+		return -EINVAL;
+	}
+	if (!have_id || !a->p[0] || !a->s[0] || a->role < 0) {
+		snprintf(err, errlen, "add needs ring, primary, secondary and "
+			 "role");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void mrp_ring_args_format(const struct mrp_ring_args *a, char *buf,
+			  size_t len)
+{
+	int n = snprintf(buf, len, "%s ring %u primary %s secondary %s role %s "
+			 "profile %u", a->br, a->id, a->p, a->s,
+			 mrp_role_name((enum mrp_ring_role)a->role),
+			 a->profile);
+
+#define ADD(...) do { \
+		if (n >= 0 && (size_t)n < len) \
+			n += snprintf(buf + n, len - (size_t)n, __VA_ARGS__); \
+	} while (0)
+	if (a->prio >= 0)
+		ADD(" prio %d", a->prio);
+	if (a->interval)
+		ADD(" interval %u", a->interval);
+	if (a->max_miss)
+		ADD(" max-miss %u", a->max_miss);
+	if (a->period)
+		ADD(" period %u", a->period);
+	if (a->react >= 0)
+		ADD(" react %d", a->react);
+#undef ADD
+}
+
+int mrp_del_args_parse(int argc, char **argv, uint32_t *id, char *err,
+		       size_t errlen)
+{
+	if (argc != 4 || strcmp(argv[2], "ring") ||
+	    !mrp_parse_u32(argv[3], UINT32_MAX, id)) {
+		snprintf(err, errlen, "usage: del BRIDGE ring ID");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Keys a client can wait for; counters mean "at least". */
+static const char *const wait_words[] = { "ring", "mode", "state", "gone" };
+static const char *const wait_counters[] = {
+	"flushes", "transitions", "topo-rx", "ring-open", "takeovers",
+	"yields",
+};
+
+int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
+			size_t keylen, char *val, size_t vallen, uint32_t *num,
+			uint32_t *timeout_ms, char *err, size_t errlen)
+{
+	bool word = false, counter = false;
+	unsigned i;
+
+	*timeout_ms = MRPD_WAIT_DEFAULT_MS;
+	*num = 0;
+	if ((argc != 6 && argc != 8) || strcmp(argv[2], "ring") ||
+	    !mrp_parse_u32(argv[3], UINT32_MAX, id) ||
+	    (argc == 8 && (strcmp(argv[6], "timeout") ||
+			   !mrp_parse_u32(argv[7], MRPD_WAIT_MAX_MS,
+					  timeout_ms)))) {
+		snprintf(err, errlen, "usage: wait BRIDGE ring ID KEY VALUE "
+			 "[timeout MS]");
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(wait_words) / sizeof(wait_words[0]); i++)
+		word |= !strcmp(argv[4], wait_words[i]);
+	for (i = 0; i < sizeof(wait_counters) / sizeof(wait_counters[0]); i++)
+		counter |= !strcmp(argv[4], wait_counters[i]);
+	if ((!word && !counter) || strlen(argv[4]) >= keylen ||
+	    strlen(argv[5]) >= vallen) {
+		snprintf(err, errlen, "wait: KEY is ring open|closed, mode "
+			 "manager|client, state NAME, gone 1, or a counter (flushes, "
+			 "transitions, topo-rx, ring-open, takeovers, yields) N");
+		return -EINVAL;
+	}
+	if (counter && !mrp_parse_u32(argv[5], UINT32_MAX, num)) {
+		snprintf(err, errlen, "wait: %s needs a number", argv[4]);
+		return -EINVAL;
+	}
+	snprintf(key, keylen, "%s", argv[4]);
+	snprintf(val, vallen, "%s", argv[5]);
 	return 0;
 }

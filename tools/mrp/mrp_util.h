@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <net/if.h>
 #include <sys/un.h>
 
 #define MRPD_DEFAULT_SOCKET	"mrpd"
@@ -62,5 +63,39 @@ int mrp_filter_mrp(int fd);
 /* Split a line into at most max words (modifies line). Returns count,
  * -1 if there are more than max words. */
 int mrp_split(char *line, char **argv, int max);
+
+/*
+ * Requests to mrpd, parsed alike by mrpd and by mrpctl (which refuses a
+ * malformed one as bad usage, exit code 2, before it asks mrpd).  Each
+ * returns 0 or -EINVAL with the reason in err.  argv[0] is the command.
+ */
+
+/* A ring as configured: `add`'s words, a line of mrpd's config file */
+struct mrp_ring_args {
+	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE];
+	uint32_t id;
+	int role;		/* enum mrp_ring_role */
+	unsigned profile;
+	int prio;		/* -1: the role's default */
+	uint32_t interval, max_miss, period;	/* 0: the profile's */
+	int react;		/* -1: default (0) */
+};
+
+/* "add BRIDGE ring ID primary P secondary S role R [options]" */
+int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
+			unsigned default_profile, char *err, size_t errlen);
+/* The words after "add", as mrp_ring_args_parse() reads them back. */
+void mrp_ring_args_format(const struct mrp_ring_args *a, char *buf,
+			  size_t len);
+/* "del BRIDGE ring ID" */
+int mrp_del_args_parse(int argc, char **argv, uint32_t *id, char *err,
+		       size_t errlen);
+/*
+ * "wait BRIDGE ring ID KEY VALUE [timeout MS]": KEY ring, mode, state or
+ * gone with a word, or a counter with a number (num).
+ */
+int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
+			size_t keylen, char *val, size_t vallen, uint32_t *num,
+			uint32_t *timeout_ms, char *err, size_t errlen);
 
 #endif

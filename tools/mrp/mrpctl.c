@@ -206,6 +206,30 @@ static int cmd_daemon(int argc, char **argv)
 	uint32_t wait_ms;
 	int i, ret;
 
+	/* a malformed request is bad usage: say so before asking mrpd */
+	if (!strcmp(argv[0], "add") || !strcmp(argv[0], "del") ||
+	    !strcmp(argv[0], "wait")) {
+		struct mrp_ring_args a;
+		char err[300], key[16], val[24];
+		uint32_t id, num, ms;
+		int e;
+
+		if (!strcmp(argv[0], "add"))
+			e = mrp_ring_args_parse(argc, argv, &a, 200, err,
+						sizeof(err));
+		else if (!strcmp(argv[0], "del"))
+			e = mrp_del_args_parse(argc, argv, &id, err,
+					       sizeof(err));
+		else
+			e = mrp_wait_args_parse(argc, argv, &id, key,
+						sizeof(key), val, sizeof(val),
+						&num, &ms, err, sizeof(err));
+		if (e)
+			return usage_err("%s", err);
+	} else if ((!strcmp(argv[0], "ping") ||
+		    !strcmp(argv[0], "version")) && argc > 1) {
+		return usage_err("%s takes no argument", argv[0]);
+	}
 	sb_init(&b);
 	if (!strcmp(argv[0], "show")) {
 		sb_printf(&b, "show %s", json ? "json" : "text");

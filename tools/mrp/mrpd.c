@@ -80,20 +80,9 @@ struct counters {
 				 * (ring_open_now()) */
 };
 
-/* A ring as configured: `mrpctl add`'s words, a line of the config file */
-struct ring_args {
-	char br[IF_NAMESIZE], p[IF_NAMESIZE], s[IF_NAMESIZE];
-	uint32_t id;
-	int role;
-	unsigned profile;
-	int prio;		/* -1: the role's default */
-	uint32_t interval, max_miss, period;	/* 0: the profile's */
-	int react;		/* -1: default (0) */
-};
-
 struct ring {
 	struct ring *next;
-	struct ring_args args;	/* as configured, kept across restarts */
+	struct mrp_ring_args args;	/* as configured, kept across restarts */
 	bool from_conf;		/* a ring of the config file */
 	int br_ifindex;
 	char br_name[IF_NAMESIZE];
@@ -719,7 +708,7 @@ static void ring_start(struct ring *r, const struct link_query *q,
 }
 
 static int check_links(struct link_query *q, char *err, size_t errlen,
-		       const struct ring_args *a)
+		       const struct mrp_ring_args *a)
 {
 	static const char *what[3] = { "bridge", "primary port",
 				       "secondary port" };
@@ -757,7 +746,7 @@ static int check_links(struct link_query *q, char *err, size_t errlen,
 }
 
 /* Create a ring, or, given @k, take over that kernel instance. */
-static int ring_create(const struct ring_args *a, const struct mrp_nl_ring *k,
+static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *k,
 		       char *err, size_t errlen)
 {
 	bool adopt = k != NULL;
@@ -918,58 +907,30 @@ static void ring_delete(struct ring *r, bool kernel)
 
 /* ---- configuration: the config file and the state kept under /run ---- */
 
-static int parse_add(int argc, char **argv, struct ring_args *a, char *err,
-		     size_t errlen);
-
 /* Rings of a file: the config file, or the state file of a previous run. */
 struct ring_list {
-	struct ring_args a[MAX_RINGS];
+	struct mrp_ring_args a[MAX_RINGS];
 	bool failed[MAX_RINGS];	/* creating it failed, logged once */
 	unsigned n;
 };
 
 static struct ring_list conf;	/* the config file as last read */
 
-/* "BRIDGE ring ID primary P ..." as parse_add() reads it back. */
-static void args_format(const struct ring_args *a, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s ring %u primary %s secondary %s role %s "
-			 "profile %u", a->br, a->id, a->p, a->s,
-			 mrp_role_name((enum mrp_ring_role)a->role),
-			 a->profile);
-
-#define ADD(...) do { \
-		if (n >= 0 && (size_t)n < len) \
-			n += snprintf(buf + n, len - (size_t)n, __VA_ARGS__); \
-	} while (0)
-	if (a->prio >= 0)
-		ADD(" prio %d", a->prio);
-	if (a->interval)
-		ADD(" interval %u", a->interval);
-	if (a->max_miss)
-		ADD(" max-miss %u", a->max_miss);
-	if (a->period)
-		ADD(" period %u", a->period);
-	if (a->react >= 0)
-		ADD(" react %d", a->react);
-#undef ADD
-}
-
-static bool args_same_ring(const struct ring_args *a, const struct ring_args *b)
+static bool args_same_ring(const struct mrp_ring_args *a, const struct mrp_ring_args *b)
 {
 	return a->id == b->id && !strcmp(a->br, b->br);
 }
 
 /* What the kernel instance was made of: bridge, ports, priority, role. */
-static bool args_same_instance(const struct ring_args *a,
-			       const struct ring_args *b)
+static bool args_same_instance(const struct mrp_ring_args *a,
+			       const struct mrp_ring_args *b)
 {
 	return args_same_ring(a, b) && !strcmp(a->p, b->p) &&
 	       !strcmp(a->s, b->s) && a->role == b->role &&
 	       a->prio == b->prio;
 }
 
-static bool args_equal(const struct ring_args *a, const struct ring_args *b)
+static bool args_equal(const struct mrp_ring_args *a, const struct mrp_ring_args *b)
 {
 	return args_same_instance(a, b) && a->profile == b->profile &&
 	       a->interval == b->interval && a->max_miss == b->max_miss &&
@@ -1025,8 +986,10 @@ static int read_rings(const char *path, struct ring_list *l, char *err,
 		}
 		/* argv[0] "add" unless the line has it */
 		if (!strcmp(argv[1], "add") ?
-		    parse_add(argc, argv + 1, &l->a[l->n], why, sizeof(why)) :
-		    parse_add(argc + 1, argv, &l->a[l->n], why, sizeof(why))) {
+		    mrp_ring_args_parse(argc, argv + 1, &l->a[l->n],
+					g.default_profile, why, sizeof(why)) :
+		    mrp_ring_args_parse(argc + 1, argv, &l->a[l->n],
+					g.default_profile, why, sizeof(why))) {
 			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
 			goto bad;
 		}
@@ -1070,7 +1033,7 @@ static void write_state(void)
 	fprintf(f, "# mrpd %s: the rings of this network namespace, read back "
 		"by the next mrpd\n", MRP_TOOLS_VERSION);
 	for (r = g.rings; r; r = r->next) {
-		args_format(&r->args, line, sizeof(line));
+		mrp_ring_args_format(&r->args, line, sizeof(line));
 		fprintf(f, "%s\n", line);
 	}
 	if (fflush(f) || ferror(f)) {
@@ -1129,7 +1092,7 @@ static void stale_cb(const struct mrp_nl_ring *r, void *arg)
 }
 
 /* Neither the config nor the state file knows the ring: read the kernel. */
-static void guess_args(const struct mrp_nl_ring *k, struct ring_args *a)
+static void guess_args(const struct mrp_nl_ring *k, struct mrp_ring_args *a)
 {
 	static const unsigned ms[] = { 10, 30, 200, 500 };
 	unsigned i;
@@ -1179,9 +1142,9 @@ static void reclaim(void)
 		LOG("reading MRP instances: %s", mrp_nl_strerror(&g.req, e));
 	for (i = 0; i < s->n; i++) {
 		const struct mrp_nl_ring *k = &s->r[i];
-		const struct ring_args *c = NULL;
+		const struct mrp_ring_args *c = NULL;
 		const char *from = "the kernel";
-		struct ring_args a;
+		struct mrp_ring_args a;
 
 		memset(&a, 0, sizeof(a));
 		if (!if_indextoname((unsigned)k->br_ifindex, a.br) ||
@@ -1246,7 +1209,7 @@ static void conf_create_missing(bool log_again)
 	unsigned i;
 
 	for (i = 0; i < conf.n; i++) {
-		const struct ring_args *a = &conf.a[i];
+		const struct mrp_ring_args *a = &conf.a[i];
 		int br = (int)if_nametoindex(a->br);
 		char err[300];
 		struct ring *r;
@@ -1291,7 +1254,7 @@ static unsigned count_conf_running(void)
 }
 
 /* The config file's timing for a running ring, without starting over. */
-static void ring_retime(struct ring *r, const struct ring_args *a)
+static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
 {
 	struct mrp_sm_cfg cfg;
 
@@ -1345,7 +1308,7 @@ static void reload_config(void)
 		return;
 	}
 	for (r = g.rings; r; r = next) {
-		const struct ring_args *a = NULL;
+		const struct mrp_ring_args *a = NULL;
 
 		next = r->next;
 		for (i = 0; i < n->n && !a; i++)
@@ -1802,12 +1765,6 @@ static void reply_err(struct sbuf *out, int err, const char *msg)
 	sb_printf(out, "err %d %s\n.\n", err < 0 ? -err : err, msg);
 }
 
-/* Keys a client can wait for; counters mean "at least". */
-static const char *const wait_keys[] = {
-	"ring", "mode", "state", "gone", "flushes", "transitions", "topo-rx",
-	"ring-open", "takeovers", "yields", NULL,
-};
-
 static uint32_t wait_counter(const struct mrp_sm *sm, const char *k)
 {
 	if (!strcmp(k, "flushes")) return sm->st.flushes;
@@ -1866,35 +1823,15 @@ static void check_waits(void)
 static int parse_wait(struct client *c, int argc, char **argv, char *err,
 		      size_t errlen)
 {
-	uint32_t timeout = MRPD_WAIT_DEFAULT_MS;
-	unsigned br, i;
-	bool known = false;
+	uint32_t timeout;
+	unsigned br;
+	int e;
 
-	if ((argc != 6 && argc != 8) || strcmp(argv[2], "ring") ||
-	    !mrp_parse_u32(argv[3], UINT32_MAX, &c->w_id) ||
-	    (argc == 8 && (strcmp(argv[6], "timeout") ||
-			   !mrp_parse_u32(argv[7], MRPD_WAIT_MAX_MS, &timeout)))) {
-		snprintf(err, errlen, "usage: wait BRIDGE ring ID KEY VALUE "
-			 "[timeout MS]");
-		return -EINVAL;
-	}
-	for (i = 0; wait_keys[i]; i++)
-		if (!strcmp(argv[4], wait_keys[i]))
-			known = true;
-	if (!known || strlen(argv[5]) >= sizeof(c->w_val)) {
-		snprintf(err, errlen, "wait: KEY is ring open|closed, mode "
-			 "manager|client, state NAME, gone 1, or a counter (flushes, "
-			 "transitions, topo-rx, ring-open, takeovers, yields) N");
-		return -EINVAL;
-	}
-	snprintf(c->w_key, sizeof(c->w_key), "%s", argv[4]);
-	snprintf(c->w_val, sizeof(c->w_val), "%s", argv[5]);
-	if (strcmp(argv[4], "ring") && strcmp(argv[4], "mode") &&
-	    strcmp(argv[4], "state") && strcmp(argv[4], "gone") &&
-	    !mrp_parse_u32(argv[5], UINT32_MAX, &c->w_num)) {
-		snprintf(err, errlen, "wait: %s needs a number", argv[4]);
-		return -EINVAL;
-	}
+	e = mrp_wait_args_parse(argc, argv, &c->w_id, c->w_key,
+				sizeof(c->w_key), c->w_val, sizeof(c->w_val),
+				&c->w_num, &timeout, err, errlen);
+	if (e)
+		return e;
 	br = if_nametoindex(argv[1]);
 	if (!strcmp(argv[4], "gone") && (!br || !ring_find((int)br, c->w_id))) {
 		c->w_br = (int)br;	/* answered right away */
@@ -1909,93 +1846,6 @@ static int parse_wait(struct client *c, int argc, char **argv, char *err,
 	c->w_br = (int)br;
 	c->w_deadline = now_us() + (uint64_t)timeout * 1000;
 	c->waiting = true;
-	return 0;
-}
-
-/* Parse "add BR ring ID primary P secondary S role R [opts]" */
-static int parse_add(int argc, char **argv, struct ring_args *a, char *err,
-		     size_t errlen)
-{
-	int i;
-	uint32_t v;
-
-	memset(a, 0, sizeof(*a));
-	a->role = -1;
-	a->prio = -1;
-	a->react = -1;
-	a->profile = g.default_profile;
-	if (argc < 2) {
-		snprintf(err, errlen, "usage: add BRIDGE ring ID primary PORT "
-			 "secondary PORT role mrm|mrc|mra [profile 10|30|200|500]"
-			 " [prio N] [interval US] [max-miss N] [period US]");
-		return -EINVAL;
-	}
-	if (strlen(argv[1]) >= IF_NAMESIZE) {
-		snprintf(err, errlen, "bridge name too long");
-		return -EINVAL;
-	}
-	snprintf(a->br, sizeof(a->br), "%s", argv[1]);
-	bool have_id = false;
-
-	for (i = 2; i < argc; i += 2) {
-		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!val) {
-			snprintf(err, errlen, "missing value for '%.40s'", k);
-			return -EINVAL;
-		}
-		if (!strcmp(k, "ring")) {
-			if (!mrp_parse_u32(val, UINT32_MAX, &a->id))
-				goto bad;
-			have_id = true;
-		} else if (!strcmp(k, "primary") || !strcmp(k, "secondary")) {
-			if (strlen(val) >= IF_NAMESIZE)
-				goto bad;
-			snprintf(k[0] == 'p' ? a->p : a->s, IF_NAMESIZE, "%s",
-				 val);
-		} else if (!strcmp(k, "role")) {
-			a->role = mrp_parse_role(val);
-			if (a->role != MRP_ROLE_MRM && a->role != MRP_ROLE_MRC &&
-			    a->role != MRP_ROLE_MRA)
-				goto bad;
-		} else if (!strcmp(k, "profile")) {
-			if (!mrp_parse_u32(val, 1000, &v) || !mrp_profile_get(v))
-				goto bad;
-			a->profile = v;
-		} else if (!strcmp(k, "prio")) {
-			if (!mrp_parse_u32(val, 0xffff, &v))
-				goto bad;
-			a->prio = (int)v;
-		} else if (!strcmp(k, "interval")) {
-			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
-			    !a->interval)
-				goto bad;
-		} else if (!strcmp(k, "max-miss")) {
-			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
-			    !a->max_miss)
-				goto bad;
-		} else if (!strcmp(k, "period")) {
-			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
-			    a->period < 1000)
-				goto bad;
-		} else if (!strcmp(k, "react")) {
-			if (!mrp_parse_u32(val, 1, &v))
-				goto bad;
-			a->react = (int)v;
-		} else {
-			snprintf(err, errlen, "unknown option '%.40s'", k);
-			return -EINVAL;
-		}
-		continue;
-bad:
-		snprintf(err, errlen, "bad value '%.40s' for %s", val, k);
-		return -EINVAL;
-	}
-	if (!have_id || !a->p[0] || !a->s[0] || a->role < 0) {
-		snprintf(err, errlen, "add needs ring, primary, secondary and "
-			 "role");
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -2029,9 +1879,10 @@ static void handle_request(struct client *c, char *line)
 	} else if (!strcmp(argv[0], "version")) {
 		sb_printf(&c->out, "ok\nmrpd %s\n.\n", MRP_TOOLS_VERSION);
 	} else if (!strcmp(argv[0], "add")) {
-		struct ring_args a;
+		struct mrp_ring_args a;
 
-		e = parse_add(argc, argv, &a, err, sizeof(err));
+		e = mrp_ring_args_parse(argc, argv, &a, g.default_profile, err,
+					sizeof(err));
 		if (!e)
 			e = ring_create(&a, NULL, err, sizeof(err));
 		if (e) {
@@ -2055,11 +1906,9 @@ static void handle_request(struct client *c, char *line)
 		uint32_t id;
 		unsigned br;
 
-		if (argc != 4 || strcmp(argv[2], "ring") ||
-		    !mrp_parse_u32(argv[3], UINT32_MAX, &id)) {
+		if (mrp_del_args_parse(argc, argv, &id, err, sizeof(err))) {
 			g.bad_requests++;
-			reply_err(&c->out, EINVAL,
-				  "usage: del BRIDGE ring ID");
+			reply_err(&c->out, EINVAL, err);
 			return;
 		}
 		br = if_nametoindex(argv[1]);

@@ -263,30 +263,40 @@ def main():
         return subprocess.run(ctl + list(args), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, timeout=30)
 
+    # exit code 1: mrpd refused the request; 2: mrpctl refused it as
+    # malformed (bad usage) before asking
     cases = [
         (["add", "br0", "ring", "1", "primary", "p0", "secondary", "nope",
-          "role", "mrm"], "nope does not exist"),
+          "role", "mrm"], "nope does not exist", 1),
         (["add", "br9", "ring", "1", "primary", "p0", "secondary", "p1",
-          "role", "mrm"], "br9 does not exist"),
+          "role", "mrm"], "br9 does not exist", 1),
         (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
-          "role", "xyz"], "bad value 'xyz' for role"),
+          "role", "xyz"], "bad value 'xyz' for role", 2),
         (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p1",
-          "role", "mrm", "profile", "7"], "bad value '7' for profile"),
+          "role", "mrm", "profile", "7"], "bad value '7' for profile", 2),
         (["add", "br0", "ring", "1", "primary", "p0", "secondary", "p0",
-          "role", "mrm"], "must differ"),
+          "role", "mrm"], "must differ", 1),
         (["add", "qq0", "ring", "1", "primary", "p0", "secondary", "p1",
-          "role", "mrm"], "qq0 does not exist"),
-        (["add", "br0", "ring", "1", "primary", "p0"], "needs ring"),
-        (["add", "br0", "ring", "1", "colour", "blue"], "unknown option"),
-        (["del", "br0", "ring", "5"], "no ring 5 on br0"),
-        (["wait", "br0", "ring", "5", "ring", "open"], "no ring 5"),
-        (["wait", "br0", "ring", "5", "bogus", "1"], "KEY is"),
+          "role", "mrm"], "qq0 does not exist", 1),
+        (["add", "br0", "ring", "1", "primary", "p0"], "needs ring", 2),
+        (["add", "br0", "ring", "1", "colour", "blue"], "unknown option", 2),
+        (["del", "br0", "ring", "5"], "no ring 5 on br0", 1),
+        (["wait", "br0", "ring", "5", "ring", "open"], "no ring 5", 1),
+        (["wait", "br0", "ring", "5", "bogus", "1"], "KEY is", 2),
     ]
-    for args, msg in cases:
+    for args, msg, rc in cases:
         r = ctlrun(*args)
-        report(r.returncode == 1 and msg in r.stderr,
-               "error reaches the user: " + " ".join(args[:1] + args[-2:]),
+        report(r.returncode == rc and msg in r.stderr,
+               "error reaches the user (exit %d): %s" % (
+                   rc, " ".join(args[:1] + args[-2:])),
                "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    # mrpd answers malformed requests itself too (other clients)
+    for req, msg in ((b"add br0 ring 1 primary p0 secondary p1 role xyz\n",
+                      "err 22 bad value 'xyz' for role"),
+                     (b"wait br0 ring 5 bogus 1\n", "err 22 wait: KEY is"),
+                     (b"del br0 ring\n", "err 22 usage: del BRIDGE ring ID")):
+        out = talk(sock, req)
+        report(out.startswith(msg), "mrpd: " + msg, out)
     r = ctlrun("add", "q0", "ring", "1", "primary", "p0", "secondary", "p1",
                "role", "mrm")
     report(r.returncode == 1 and "not a bridge" in r.stderr,
@@ -478,7 +488,23 @@ def config_and_signals(mrpd, mrpctl, sock, state):
     for args, what in ((["--no-such-option"], "an unknown option"),
                        (["-t", "x", "ping"], "a bad reply timeout"),
                        ([], "no command"),
-                       (["frobnicate"], "an unknown command")):
+                       (["frobnicate"], "an unknown command"),
+                       (["add", "br0"], "add without ring"),
+                       (["add", "br0", "ring", "1", "primary", "p0",
+                         "secondary", "p1", "role", "mrm", "profile", "20"],
+                        "add with a bad profile"),
+                       (["del", "br0", "ring"], "del without an id"),
+                       (["wait", "br0", "ring", "x", "ring", "open"],
+                        "wait with a bad ring id"),
+                       (["wait", "br0", "ring", "1", "colour", "blue"],
+                        "wait for an unknown key"),
+                       (["ping", "pong"], "ping with an argument"),
+                       (["show", "xml"], "show with a bad format"),
+                       (["kernel", "add", "br0"], "kernel add without ring"),
+                       (["kernel", "frobnicate"], "an unknown kernel command"),
+                       (["monitor", "--bogus"], "monitor with a bad option"),
+                       (["capture", "--count", "x"],
+                        "capture with a bad count")):
         r = subprocess.run([mrpctl, "-s", sock + "-none"] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, timeout=30)
