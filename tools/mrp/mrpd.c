@@ -25,6 +25,7 @@
 #include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2239,6 +2240,47 @@ static void usage(FILE *f)
 "  -h, --help              this help\n");
 }
 
+/*
+ * systemd's readiness protocol (sd_notify(3)): a datagram of
+ * "VAR=value" lines to the unix socket NOTIFY_SOCKET names, a path or,
+ * with a leading '@', an abstract name.  Without it, nothing is sent.
+ */
+static void notify(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void notify(const char *fmt, ...)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sun;
+	char msg[512];
+	socklen_t len;
+	va_list ap;
+	size_t n;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@'))
+		return;
+	n = strlen(path);
+	if (n >= sizeof(sun.sun_path))
+		return;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, n);
+	if (path[0] == '@')
+		sun.sun_path[0] = 0;
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL,
+		   (struct sockaddr *)&sun, len) < 0)
+		LOG("NOTIFY_SOCKET %s: %s", path, strerror(errno));
+	close(fd);
+}
+
 static void cleanup(void)
 {
 	struct ring *r;
@@ -2446,6 +2488,8 @@ int main(int argc, char **argv)
 	LOG("mrpd %s started (socket @%s, %u ring(s) reclaimed, %u of %u "
 	    "in the config file running)", MRP_TOOLS_VERSION, g.sock_name, i,
 	    count_conf_running(), conf.n);
+	notify("READY=1\nMAINPID=%d\nSTATUS=%u ring(s), %u reclaimed",
+	       (int)getpid(), g.nrings, i);
 
 	while (!g.stop) {
 		struct epoll_event evs[16];
@@ -2482,7 +2526,10 @@ int main(int argc, char **argv)
 				LOG("SIGHUP: log %s, reading %s",
 				    e ? strerror(-e) : "reopened",
 				    g.config[0] ? g.config : "no config");
+				notify("RELOADING=1");
 				reload_config();
+				notify("READY=1\nSTATUS=%u ring(s)",
+				       g.nrings);
 			} else if (tag == TAG_CTL) {
 				accept_client();
 			} else {
@@ -2512,6 +2559,7 @@ int main(int argc, char **argv)
 	}
 	LOG("mrpd exiting (%s kernel instances)",
 	    g.delete_on_exit ? "deleting" : "keeping");
+	notify("STOPPING=1");
 	if (g.delete_on_exit && g.state_path[0])
 		unlink(g.state_path);
 	cleanup();

@@ -448,8 +448,54 @@ def main():
            "and the monotonic one", bad[:3])
     os.unlink(logfile)
     config_and_signals(mrpd, mrpctl, sock, state)
+    systemd(mrpd, sock, state)
     shutil.rmtree(state, ignore_errors=True)
     return summary()
+
+
+def systemd(mrpd, sock, state):
+    """The readiness protocol of the unit's Type=notify, and the unit."""
+    d = tempfile.mkdtemp(prefix="mrpd-smoke-notify-")
+    for addr in (os.path.join(d, "notify"), "@mrpd-smoke-notify-%d" %
+                 os.getpid()):
+        ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ns.bind(addr if addr[0] == "/" else "\0" + addr[1:])
+        ns.settimeout(20)
+        p = subprocess.Popen([mrpd, "-s", sock + "-n", "--state-dir", state,
+                              "-l", os.path.join(d, "log")],
+                             env=dict(os.environ, NOTIFY_SOCKET=addr))
+        msgs = []
+        try:
+            msgs.append(ns.recv(512).decode())
+            p.send_signal(signal.SIGHUP)
+            msgs += [ns.recv(512).decode(), ns.recv(512).decode()]
+            p.send_signal(signal.SIGTERM)
+            msgs.append(ns.recv(512).decode())
+        except socket.timeout:
+            pass
+        p.kill() if p.poll() is None and p.wait(10) is None else None
+        ns.close()
+        report(len(msgs) == 4 and msgs[0].startswith("READY=1\n") and
+               "MAINPID=%d" % p.pid in msgs[0] and
+               msgs[1] == "RELOADING=1" and msgs[2].startswith("READY=1") and
+               msgs[3] == "STOPPING=1" and p.returncode == 0,
+               "NOTIFY_SOCKET %s: READY, RELOADING and READY at SIGHUP, "
+               "STOPPING" % ("path" if addr[0] == "/" else "abstract"), msgs)
+    # the unit, pointed at this build's mrpd
+    unit = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "mrpd.service")
+    tmp = os.path.join(d, "mrpd.service")
+    with open(unit) as f, open(tmp, "w") as g:
+        g.write(f.read().replace("/usr/sbin/mrpd", mrpd))
+    if shutil.which("systemd-analyze"):
+        r = subprocess.run(["systemd-analyze", "verify", "--man=no", tmp],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=60)
+        report(r.returncode == 0 and not r.stdout.strip(),
+               "systemd-analyze verify: mrpd.service is clean", r.stdout)
+    else:
+        print("ok - systemd-analyze verify # SKIP no systemd-analyze")
+    shutil.rmtree(d, ignore_errors=True)
 
 
 def config_and_signals(mrpd, mrpctl, sock, state):
@@ -522,7 +568,10 @@ def config_and_signals(mrpd, mrpctl, sock, state):
            "--state-dir", state, check=False)
     report(r.returncode == 0, "mrpd starts with a ring it cannot create yet",
            r.stderr)
-    text = open(log).read() if r.returncode == 0 else ""
+    # -D returns once the socket listens; the answer comes once the
+    # rings of the config file were tried
+    ok = r.returncode == 0 and talk(csock, b"ping\n") == "ok\npong\n.\n"
+    text = open(log).read() if ok else ""
     report("brX ring 7 (config file): brX does not exist" in text and
            "0 of 1 in the config file running" in text,
            "and logs why", text[-1500:])
