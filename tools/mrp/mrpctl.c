@@ -594,12 +594,42 @@ static int cmd_kernel(int argc, char **argv)
 
 /* ---- monitor ---- */
 
+/* The flags last seen on a port: any ifindex, as many as there are. */
+struct mon_port {
+	int ifindex;
+	int last, last_in;	/* ring_open, in_open; -1 unknown */
+};
+
 struct mon {
 	bool only_open, only_changes;
 	long count, seen;
-	int last[4096];		/* last ring_open per ifindex, -1 unknown */
-	int last_in[4096];
+	struct mon_port *port;
+	size_t nports, cap;
 };
+
+/* The port's entry, added (flags unknown) if new; NULL out of memory. */
+static struct mon_port *mon_port(struct mon *m, int ifindex)
+{
+	struct mon_port *p;
+	size_t i;
+
+	for (i = 0; i < m->nports; i++)
+		if (m->port[i].ifindex == ifindex)
+			return &m->port[i];
+	if (m->nports == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+
+		p = realloc(m->port, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->port = p;
+		m->cap = cap;
+	}
+	p = &m->port[m->nports++];
+	p->ifindex = ifindex;
+	p->last = p->last_in = -1;
+	return p;
+}
 
 static double mono_now(void)
 {
@@ -612,13 +642,17 @@ static double mono_now(void)
 static void mon_init_cb(const struct mrp_nl_link *l, void *arg)
 {
 	struct mon *m = arg;
+	struct mon_port *p;
 
-	if (l->family != AF_BRIDGE || l->ifindex < 0 || l->ifindex >= 4096)
+	if (l->family != AF_BRIDGE || (!l->has_ring_open && !l->has_in_open))
+		return;
+	p = mon_port(m, l->ifindex);
+	if (!p)
 		return;
 	if (l->has_ring_open)
-		m->last[l->ifindex] = l->ring_open;
+		p->last = l->ring_open;
 	if (l->has_in_open)
-		m->last_in[l->ifindex] = l->in_open;
+		p->last_in = l->in_open;
 }
 
 static void mon_event_cb(const struct mrp_nl_link *l, void *arg)
@@ -626,20 +660,21 @@ static void mon_event_cb(const struct mrp_nl_link *l, void *arg)
 	struct mon *m = arg;
 	char master[IF_NAMESIZE];
 	bool changed = true;
-	int idx = l->ifindex;
+	struct mon_port *p;
 
 	if (l->family != AF_BRIDGE || l->type != RTM_NEWLINK ||
 	    (!l->has_ring_open && !l->has_in_open))
 		return;
 	if (m->count && m->seen >= m->count)
 		return;
-	if (idx >= 0 && idx < 4096) {
-		changed = (l->has_ring_open && m->last[idx] != l->ring_open) ||
-			  (l->has_in_open && m->last_in[idx] != l->in_open);
+	p = mon_port(m, l->ifindex);
+	if (p) {
+		changed = (l->has_ring_open && p->last != l->ring_open) ||
+			  (l->has_in_open && p->last_in != l->in_open);
 		if (l->has_ring_open)
-			m->last[idx] = l->ring_open;
+			p->last = l->ring_open;
 		if (l->has_in_open)
-			m->last_in[idx] = l->in_open;
+			p->last_in = l->in_open;
 	}
 	if (m->only_changes && !changed)
 		return;
@@ -685,8 +720,6 @@ static int cmd_monitor(int argc, char **argv)
 
 	if (!m)
 		return 1;
-	for (i = 0; i < 4096; i++)
-		m->last[i] = m->last_in[i] = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -807,6 +840,7 @@ static int cmd_monitor(int argc, char **argv)
 		}
 	}
 	mrp_nl_close(&nl);
+	free(m->port);
 	free(m);
 	return ret;
 }

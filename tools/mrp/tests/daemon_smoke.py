@@ -421,6 +421,28 @@ def main():
     report(r.returncode == 3 and "timeout" in r.stderr,
            "monitor --open ignores closed notifications, times out with 3",
            r.stdout + r.stderr)
+    # --changes on a port of any ifindex (a fixed table once covered
+    # 4096): the port's flag does not change when its peer goes down
+    sh("ip", "link", "add", "p9", "index", "70000", "type", "veth", "peer",
+       "name", "q9")
+    sh("ip", "link", "set", "p9", "master", "br0")
+    sh("ip", "link", "set", "p9", "up")
+    sh("ip", "link", "set", "q9", "up")
+    r = subprocess.run([mrpctl, "monitor", "--count", "1", "--timeout",
+                        "3000", "--", "ip", "link", "set", "q9", "down"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=30)
+    report(r.returncode == 0 and "p9 (70000)" in r.stdout and
+           "(unchanged)" in r.stdout,
+           "monitor: a port of ifindex 70000, its notification unchanged",
+           r.stdout + r.stderr)
+    r = subprocess.run([mrpctl, "monitor", "--changes", "--count", "1",
+                        "--timeout", "500", "--", "ip", "link", "set", "q9",
+                        "up"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=30)
+    report(r.returncode == 3 and "p9" not in r.stdout,
+           "monitor --changes: nothing for it (times out with 3)",
+           r.stdout + r.stderr)
 
     os.kill(pid, signal.SIGTERM)
     for _ in range(500):
