@@ -64,7 +64,7 @@ def hw_ring_offloaded(vm, interval_us):
     # each port (docs/specs): one for mrpd commissioning the ring open,
     # one for each time it opened while the clients came up (settle()).
     cpu = R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test")
-    opened = st[0]["transitions"]
+    opened = st[0]["openings"]
     print("# manager's CPU: %d own test frames while the ring came up "
           "(opened %d times)" % (cpu, opened))
     assert cpu <= 1 + opened, "%d test frames to the CPU, %d opens" % (
@@ -72,7 +72,7 @@ def hw_ring_offloaded(vm, interval_us):
     # and none while it stays closed
     hw = R.ethtool_stat(vm, 0, "s0p1", "hw_mrp_test_rx")
     vm.check("sleep 1")
-    assert R.mrpd_state(vm, [0])[0]["transitions"] == opened, "opened"
+    assert R.mrpd_state(vm, [0])[0]["openings"] == opened, "opened"
     assert R.ethtool_stat(vm, 0, "s0p0", "rx_mrp_test") == cpu
     assert R.ethtool_stat(vm, 0, "s0p1", "hw_mrp_test_rx") > hw
     assert R.ethtool_stat(vm, n // 2, "s%dp0" % (n // 2), "hw_mrp_fwd") > 0
@@ -165,7 +165,7 @@ def manager_cuts(vm, cuts, cpu_path=False):
     test_mrpd.py), left in vm.known_bug.  Without cpu_path any extra
     ring-open fails."""
     n = R.nodes(vm)
-    t0 = R.mrpd_state(vm, [0])[0]["transitions"]
+    t0 = R.mrpd_state(vm, [0])[0]["openings"]
     begin = vm.cables.mark()
     vm.stalls, vm.known_bug = [], None
     for k, c in enumerate(cuts):
@@ -194,9 +194,9 @@ def manager_cuts(vm, cuts, cpu_path=False):
                 "cut %d restored: the manager's TopologyChange frames by "
                 "cables reached: %s" % (c, tc))
         st = R.mrpd_state(vm, [0])[0]
-        extra = st["transitions"] - t0 - (k + 1)
+        extra = st["openings"] - t0 - (k + 1)
         what = "cut %d: %d ring transitions, want %d" % (
-            c, st["transitions"] - t0, k + 1)
+            c, st["openings"] - t0, k + 1)
         if extra or flaps:
             why = cpu_path and stall_explains(vm, closing, what)
             if cpu_path and not why:
@@ -285,7 +285,7 @@ def steady_state(vm, seconds):
         assert a["rx"] == b["rx"], (
             "node %d: %d MRP frames reached mrpd in %d s of a closed ring" %
             (i, a["rx"] - b["rx"], seconds))
-    assert after[0]["transitions"] == before[0]["transitions"]
+    assert after[0]["openings"] == before[0]["openings"]
     cov = C.coverage(xs, 0x02, n)
     print("# %d s steady: test frames by cables reached: %s" % (seconds,
                                                                cov))
@@ -377,7 +377,7 @@ def host_stalls(vm, bursts=10, stalls=5, stall_ms=3, run_ms=0.3):
         st = R.mrpd_state(vm, [0])[0]
         return ([R.ethtool_stat(vm, 0, p, c) for p in ("s0p0", "s0p1")
                  for c in ("hw_mrp_tick_late", "hw_mrp_loss")],
-                st["transitions"], st["counters"]["ring_open"])
+                st["openings"], st["counters"]["ring_open"])
 
     rnd = random.Random(bursts)
     before = counts()
@@ -473,7 +473,7 @@ def manager_counts(vm, glitches=True):
     if glitches:
         n = sum(s["counters"]["link_glitches"]
                 for s in R.mrpd_state(vm).values())
-    return st[0]["transitions"], losses, n, st[0]["counters"]["old_news"]
+    return st[0]["openings"], losses, n, st[0]["counters"]["old_news"]
 
 
 def manager_secondary_blocked(vm):

@@ -116,10 +116,10 @@ def ring_unchanged(vm, before, what, reads=10):
     R.settle(vm, 1000)
     after = R.mrpd_state(vm)
     for i, st in after.items():
-        assert st["transitions"] == before[i]["transitions"] and \
+        assert st["openings"] == before[i]["openings"] and \
             st["counters"]["ring_open"] == before[i]["counters"]["ring_open"], \
             "%s: node %d: transitions %d -> %d, ring-open reports %d -> " \
-            "%d\n%s" % (what, i, before[i]["transitions"], st["transitions"],
+            "%d\n%s" % (what, i, before[i]["openings"], st["openings"],
                         before[i]["counters"]["ring_open"],
                         st["counters"]["ring_open"],
                         R.mrpd_log_tail(vm, i, skip=R.ROUTINE_LOG +
@@ -167,12 +167,12 @@ def open_ring_stays_open(vm, inj, what):
     R.cut(vm, 2)
     try:
         R.wait_ring(vm, 0, "ring", "open")
-        t0 = R.mrpd_state(vm, [0])[0]["transitions"]
+        t0 = R.mrpd_state(vm, [0])[0]["openings"]
         rng = random.Random(4)
         vm.inject(inj, [H.valid_frames(rng)[0] for _ in range(50)])
         status, out = vm.run(R.nsx(0, "mrpctl wait br0 ring %d ring closed "
                                    "timeout 3000" % R.RING), timeout=60)
-        t1 = R.mrpd_state(vm, [0])[0]["transitions"]
+        t1 = R.mrpd_state(vm, [0])[0]["openings"]
         assert status == 3 and t1 == t0, \
             "%s: a stranger's test frames closed the open ring (wait: " \
             "%d %s; transitions %d -> %d)\n%s" % (

@@ -213,7 +213,7 @@ def test_mrpd_held_up_past_test_period(vm):
     R.mrpd_rings(vm, profile=200, options="period 1000000")
     R.wait_ring(vm, 0, "ring", "closed")
     R.settle(vm, 2000)
-    before = R.mrpd_state(vm, [0])[0]["transitions"]
+    before = R.mrpd_state(vm, [0])[0]["openings"]
     R.cut(vm, 1)
     try:
         R.wait_ring(vm, 0, "ring", "open")
@@ -229,8 +229,8 @@ def test_mrpd_held_up_past_test_period(vm):
     finally:
         R.cut(vm, 1, up=True)
     R.wait_ring(vm, 0, "ring", "closed", 20000)
-    after = R.mrpd_state(vm, [0])[0]["transitions"]
-    assert after - before == 1, "ring transitions %d -> %d for one cut" % (
+    after = R.mrpd_state(vm, [0])[0]["openings"]
+    assert after - before == 1, "ring openings %d -> %d for one cut" % (
         before, after)
     assert R.port_state(vm, 0, "s0p1") == "blocking"
 

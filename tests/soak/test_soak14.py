@@ -84,7 +84,7 @@ def test_soak_no_ring_open(vm):
     secs = time.monotonic() - t0
     after = R.mrpd_state(vm)
     sent = R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") - sent
-    opens = after[0]["transitions"] - before[0]["transitions"]
+    opens = after[0]["openings"] - before[0]["openings"]
     reports = {i: after[i]["counters"]["ring_open"] -
                before[i]["counters"]["ring_open"] for i in range(N)}
     pings = vm.check("cat %s" % " ".join("/tmp/soak-ping%d.log" % a

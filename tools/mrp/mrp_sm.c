@@ -196,6 +196,9 @@ static void ring_state(struct mrp_sm *sm, enum mrp_ring_state st,
 {
 	if (sm->ring_state == (int)st)
 		return;
+	/* MRP_Transition: every change, not the first state set */
+	if (sm->ring_state >= 0)
+		sm->st.transitions++;
 	sm->ring_state = st;
 	emit(out, MRP_ACT_RING_STATE)->a = st;
 }
@@ -577,7 +580,7 @@ static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 			test_req(sm, now, tst, out);
 			topo_req(sm, now, topo, out);
 		}
-		sm->st.transitions++;
+		sm->st.openings++;
 		set_mrm_state(sm, MRM_PRM_UP, out);
 		break;
 	}
@@ -634,7 +637,7 @@ static void mrm_ring_open(struct mrp_sm *sm, uint64_t now,
 	if (!sm->no_tc)
 		topo_req(sm, now, sm->cfg.prof.topo_interval_us, out);
 	test_req(sm, now, tst, out);
-	sm->st.transitions++;
+	sm->st.openings++;
 	set_mrm_state(sm, MRM_CHK_RO, out);
 }
 
@@ -715,7 +718,7 @@ static void mrm_link_frame(struct mrp_sm *sm, uint64_t now, bool link_up,
 		if (!link_up) {
 			/* a client lost a link: open the ring right away */
 			port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
-			sm->st.transitions++;
+			sm->st.openings++;
 			topo_req(sm, now, 0, out);
 			set_mrm_state(sm, MRM_CHK_RO, out);
 		} else {

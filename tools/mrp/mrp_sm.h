@@ -144,7 +144,9 @@ struct mrp_actions {
 };
 
 struct mrp_sm_stats {
-	uint32_t transitions;	/* ring open <-> closed, as the standard counts */
+	uint32_t transitions;	/* changes of the ring state, open to closed
+				 * and back, as MRP_Transition counts them */
+	uint32_t openings;	/* closed ring opened: one per break */
 	uint32_t ring_open;	/* loss-of-continuity reports handled */
 	uint32_t topo_sent;
 	uint32_t link_sent;

@@ -329,8 +329,8 @@ int mrp_del_args_parse(int argc, char **argv, uint32_t *id, char *err,
 /* Keys a client can wait for; counters mean "at least". */
 static const char *const wait_words[] = { "ring", "mode", "state", "gone" };
 static const char *const wait_counters[] = {
-	"flushes", "transitions", "topo-rx", "ring-open", "takeovers",
-	"yields",
+	"flushes", "transitions", "openings", "topo-rx", "ring-open",
+	"takeovers", "yields",
 };
 
 int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
@@ -359,7 +359,7 @@ int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 	    strlen(argv[5]) >= vallen) {
 		snprintf(err, errlen, "wait: KEY is ring open|closed, mode "
 			 "manager|client, state NAME, gone 1, or a counter (flushes, "
-			 "transitions, topo-rx, ring-open, takeovers, yields) N");
+			 "transitions, openings, topo-rx, ring-open, takeovers, yields) N");
 		return -EINVAL;
 	}
 	if (counter && !mrp_parse_u32(argv[5], UINT32_MAX, num)) {

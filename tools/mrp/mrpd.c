@@ -1662,9 +1662,11 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 	} else {
 		sb_printf(b, "  manager unknown\n");
 	}
-	sb_printf(b, "  transitions %u ring-open %u topo-tx %u topo-rx %u "
+	sb_printf(b, "  transitions %u openings %u ring-open %u topo-tx %u "
+		  "topo-rx %u "
 		  "link-tx %u link-rx %u flushes %u\n",
-		  sm->st.transitions, sm->st.ring_open, sm->st.topo_sent,
+		  sm->st.transitions, sm->st.openings, sm->st.ring_open,
+		  sm->st.topo_sent,
 		  sm->st.topo_rx, sm->st.link_sent, sm->st.link_rx,
 		  sm->st.flushes);
 	sb_printf(b, "  test-rx %u option-tx %u option-rx %u takeovers %u "
@@ -1729,7 +1731,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 	} else {
 		sb_printf(b, "null");
 	}
-	sb_printf(b, ",\"transitions\":%u,\"counters\":{\"ring_open\":%u,"
+	sb_printf(b, ",\"transitions\":%u,\"openings\":%u,"
+		  "\"counters\":{\"ring_open\":%u,"
 		  "\"topo_tx\":%u,\"topo_rx\":%u,\"link_tx\":%u,\"link_rx\":%u,"
 		  "\"test_rx\":%u,\"option_tx\":%u,\"option_rx\":%u,"
 		  "\"flushes\":%u,\"takeovers\":%u,\"yields\":%u,"
@@ -1739,7 +1742,7 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
 		  "\"netlink_errors\":%llu,\"link_glitches\":%llu,"
 		  "\"old_news\":%llu}",
-		  sm->st.transitions,
+		  sm->st.transitions, sm->st.openings,
 		  sm->st.ring_open, sm->st.topo_sent, sm->st.topo_rx,
 		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
 		  sm->st.option_sent, sm->st.option_rx, sm->st.flushes,
@@ -1770,6 +1773,7 @@ static uint32_t wait_counter(const struct mrp_sm *sm, const char *k)
 {
 	if (!strcmp(k, "flushes")) return sm->st.flushes;
 	if (!strcmp(k, "transitions")) return sm->st.transitions;
+	if (!strcmp(k, "openings")) return sm->st.openings;
 	if (!strcmp(k, "topo-rx")) return sm->st.topo_rx;
 	if (!strcmp(k, "ring-open")) return sm->st.ring_open;
 	if (!strcmp(k, "takeovers")) return sm->st.takeovers;

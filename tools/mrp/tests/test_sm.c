@@ -292,7 +292,7 @@ static void mrm_no_tc_until_proven_closed(void)
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
 	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), tc);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 
 	/* timer path: no loss within (max_miss + 2) intervals */
 	env_init(MRP_ROLE_MRM, 10);
@@ -327,7 +327,7 @@ static void mrm_ring_open_topology_change(void)
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
 	r = nth(m, MRP_ACT_RING_STATE, 0);
 	CHECK(r && r->a.a == MRP_RING_OPEN, "ring state open");
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	/* first TC immediately, interval = TOPNRmax * TOPchgT = 1.5 ms */
 	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 1);
 	CHECK_EQ(count(m, MRP_ACT_FLUSH), 0);
@@ -431,7 +431,7 @@ static void mrm_chk_rc_primary_down(void)
 	CHECK_EQ(last_pstate(m, 0), MRP_PORT_BLOCKED);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
 	CHECK_EQ(count(m, MRP_ACT_PORT_ROLE), 0);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	advance(10000);
 	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 4);
 	CHECK_EQ(count(m, MRP_ACT_FLUSH), 1);
@@ -447,7 +447,7 @@ static void mrm_chk_rc_secondary_down(void)
 	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
 	CHECK_EQ(E.sm.prim, 0);
 	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	/* and back up: closed again without TC */
 	m = mark();
 	ev_link(1, true);
@@ -470,7 +470,7 @@ static void mrm_prm_up_stale_test(void)
 	mrm_closed();
 	ev_link(1, false);
 	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	m = mark();
 	ev_seen();
 	ev_frame(0, &p);
@@ -478,11 +478,11 @@ static void mrm_prm_up_stale_test(void)
 	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
 	p = link_pdu(false, 1);
 	ev_frame(0, &p);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	/* the secondary comes back: closed */
 	ev_link(1, true);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 }
 
 static void mrm_chk_ro_link_down(void)
@@ -525,7 +525,7 @@ static void mrm_linkdown_frame_opens_ring(void)
 	r = nth(m, MRP_ACT_SEND_TOPO, 0);
 	CHECK(r && r->a.a == 0, "TC with interval 0");
 	CHECK_EQ(count(m, MRP_ACT_FLUSH), 1);	/* immediate */
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	CHECK_EQ(E.sm.st.link_rx, 1);
 }
 
@@ -544,7 +544,7 @@ static void mrm_stale_linkdown_after_close(void)
 	advance(MRP_STALE_LINK_US);
 	ev_open();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	advance(20000);
 	ev_seen();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
@@ -553,13 +553,13 @@ static void mrm_stale_linkdown_after_close(void)
 	ev_frame(0, &p);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
 	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	CHECK_EQ(E.sm.st.stale_link_rx, 1);
 	advance(1000);
 	ev_frame(0, &p);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
-	CHECK_EQ(E.sm.st.transitions, 2);
+	CHECK_EQ(E.sm.st.openings, 2);
 }
 
 /*
@@ -577,7 +577,7 @@ static void mrm_loss_report_after_close(void)
 	ev_open();
 	advance(20000);
 	ev_seen();
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	advance(30000);
 	m = mark();
 	ev_open();
@@ -585,7 +585,7 @@ static void mrm_loss_report_after_close(void)
 	advance(10000);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
 	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
-	CHECK_EQ(E.sm.st.transitions, 1);
+	CHECK_EQ(E.sm.st.openings, 1);
 	CHECK_EQ(E.sm.st.stale_loss, 1);
 
 	/* a real new break: open after MRP_CONFIRM_US (> 3 x 1 ms) */
@@ -595,7 +595,7 @@ static void mrm_loss_report_after_close(void)
 	advance(1);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
-	CHECK_EQ(E.sm.st.transitions, 2);
+	CHECK_EQ(E.sm.st.openings, 2);
 
 	/* long after a closure: at once */
 	advance(20000);
@@ -603,7 +603,7 @@ static void mrm_loss_report_after_close(void)
 	advance(MRP_STALE_LINK_US);
 	ev_open();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
-	CHECK_EQ(E.sm.st.transitions, 3);
+	CHECK_EQ(E.sm.st.openings, 3);
 }
 
 static void mrm_linkup_frame_closed_ring(void)
@@ -710,6 +710,21 @@ static void mrm_ignores_topology_change(void)
 	ev_frame(0, &t);
 	CHECK_EQ(E.n - m, 0);
 	CHECK_EQ(E.sm.st.ignored_rx, 1);
+}
+
+/* Every change of the ring state counts as MRP_Transition does. */
+static void mrm_transitions_count_every_change(void)
+{
+	mrm_closed();
+	CHECK_EQ(E.sm.st.transitions, 1);	/* open -> closed at start */
+	CHECK_EQ(E.sm.st.openings, 0);
+	ev_open();
+	CHECK_EQ(E.sm.st.transitions, 2);
+	CHECK_EQ(E.sm.st.openings, 1);
+	advance(200000);
+	ev_seen();
+	CHECK_EQ(E.sm.st.transitions, 3);
+	CHECK_EQ(E.sm.st.openings, 1);
 }
 
 static void mrm_test_refresh(void)
@@ -1655,6 +1670,7 @@ int main(void)
 	RUN(mrm_prm_up_link_frames);
 	RUN(mrm_react_off);
 	RUN(mrm_ignores_topology_change);
+	RUN(mrm_transitions_count_every_change);
 	RUN(mrm_test_refresh);
 	RUN(mrc_start_link_up_series);
 	RUN(mrc_topology_change_in_pt);

@@ -94,9 +94,9 @@ while [ "$l" -le "$N" ]; do
 	l=$((l + 1))
 done
 
-t=$(counter 1 transitions)
+t=$(counter 1 openings)
 # One ring-open per cut, none that no cut caused.
-check "MRM counted one ring transition per cut ($t of $N)" \
+check "MRM counted one ring opening per cut ($t of $N)" \
 	test "${t:-0}" -eq "$N"
 
 # Only root may change a ring (mrpd(8), ACCESS): uid 65534 is refused,
