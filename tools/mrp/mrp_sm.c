@@ -296,6 +296,16 @@ static void send_topo(struct mrp_sm *sm, uint64_t interval_us,
 static void topo_req(struct mrp_sm *sm, uint64_t now, uint32_t time_us,
 		     struct mrp_actions *out)
 {
+	/*
+	 * A series that runs goes on (IEC 62439-2 TopologyChangeReq: only
+	 * when the TC timer is not running): started over at every change
+	 * of a flapping link, it would put the clients' flush off for as
+	 * long as the link flaps.  "Now" (time 0) always goes out.
+	 */
+	if (time_us && sm->deadline[MRP_T_TOPO]) {
+		sm->st.topo_held++;
+		return;
+	}
 	send_topo(sm, (uint64_t)time_us * sm->cfg.prof.topo_max, out);
 	if (!time_us) {
 		disarm(sm, MRP_T_TOPO);
@@ -1011,6 +1021,13 @@ void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
 		sm->st.topo_rx++;
 		if (!sm->mrm_mode)
 			mrc_topo(sm, now, pdu->interval, out);
+		else if (!own)
+			/*
+			 * Another manager's (an MRA's while they elect one):
+			 * the paths changed for this node's FDB too; INET's
+			 * MRM and MRA flush as well.
+			 */
+			fdb_flush_in(sm, now, pdu->interval, out);
 		else
 			sm->st.ignored_rx++;
 		break;

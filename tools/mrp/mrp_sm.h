@@ -162,6 +162,7 @@ struct mrp_sm_stats {
 	uint32_t takeovers;	/* MRA became manager */
 	uint32_t yields;	/* MRA gave up the manager role */
 	uint32_t nack_held;	/* NACKs not sent: MRP_NACK_HOLD_US */
+	uint32_t topo_held;	/* TC requests while a series ran */
 };
 
 struct mrp_sm {

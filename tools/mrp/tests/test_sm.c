@@ -700,16 +700,53 @@ static void mrm_react_off(void)
 	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
 }
 
-static void mrm_ignores_topology_change(void)
+/* Another manager's TopologyChange flushes in its time; our own not. */
+static void mrm_flushes_on_topology_change(void)
 {
 	unsigned m;
 	struct mrp_pdu t = topo_pdu(5);
+	struct mrp_pdu own = pdu_of(MRP_TLV_TOPO, 0x8000, MAC_SELF);
 
 	mrm_closed();
 	m = mark();
 	ev_frame(0, &t);
 	CHECK_EQ(E.n - m, 0);
+	advance(4000);
+	CHECK_EQ(count(m, MRP_ACT_FLUSH), 0);
+	advance(1000);
+	CHECK_EQ(count(m, MRP_ACT_FLUSH), 1);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	m = mark();
+	own.interval = 0;
+	ev_frame(1, &own);
+	advance(10000);
+	CHECK_EQ(E.n - m, 0);
 	CHECK_EQ(E.sm.st.ignored_rx, 1);
+}
+
+/* A request while a series runs does not start it over. */
+static void mrm_topology_change_series_runs_on(void)
+{
+	const struct rec *r;
+	unsigned m;
+
+	mrm_closed();
+	m = mark();
+	ev_open();		/* TC series: 3 frames 500 us apart, then 0 */
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 1);
+	advance(600);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 2);
+	ev_link(0, false);	/* primary down in CHK_RO: swap, TC */
+	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
+	CHECK_EQ(E.sm.st.topo_held, 1);
+	advance(1000);
+	/* 1 + 3 frames and one flush, 1.5 ms after the first */
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 4);
+	CHECK_EQ(count(m, MRP_ACT_FLUSH), 1);
+	r = nth(m, MRP_ACT_FLUSH, 0);
+	CHECK(r && r->t == E.log[m].t + 1500, "flush at %llu",
+	      r ? (unsigned long long)(r->t - E.log[m].t) : 0ULL);
 }
 
 /* Every change of the ring state counts as MRP_Transition does. */
@@ -1669,7 +1706,8 @@ int main(void)
 	RUN(mrm_chk_ro_link_frames);
 	RUN(mrm_prm_up_link_frames);
 	RUN(mrm_react_off);
-	RUN(mrm_ignores_topology_change);
+	RUN(mrm_flushes_on_topology_change);
+	RUN(mrm_topology_change_series_runs_on);
 	RUN(mrm_transitions_count_every_change);
 	RUN(mrm_test_refresh);
 	RUN(mrc_start_link_up_series);
