@@ -908,14 +908,22 @@ static bool nack_held(struct mrp_sm *sm, uint64_t now, const uint8_t mac[6])
 	return false;
 }
 
-static void mra_test_frame(struct mrp_sm *sm, uint64_t now,
+/*
+ * Another manager's MRP_Test while this node manages (an MRM, or an MRA
+ * acting as one).  A worse one is told to step back (MRP_TestMgrNAck
+ * addressed to it).  A better one is not given way to here: an MRA steps
+ * down on the MRP_TestMgrNAck the better manager addresses to it (IEC
+ * 62439-2, as microchip-ung/mrp and INET do), which makes one manager
+ * the others' word, not each node's view of the frames that reached it.
+ */
+static void mgr_test_frame(struct mrp_sm *sm, uint64_t now,
 			   const struct mrp_pdu *pdu, struct mrp_actions *out)
 {
 	if (sm->mrm_mode) {
 		struct mrp_action *a;
 
 		if (mrp_better(pdu->prio, pdu->sa, sm->cfg.prio, sm->cfg.mac)) {
-			mra_yield(sm, now, pdu->prio, pdu->sa, out);
+			sm->st.better_test_rx++;
 			return;
 		}
 		/* tell the worse manager to step back */
@@ -1014,8 +1022,7 @@ void mrp_sm_frame(struct mrp_sm *sm, uint64_t now, unsigned port,
 			memcpy(sm->mgr_mac, pdu->sa, 6);
 			sm->mgr_seen = now;
 		}
-		if (sm->cfg.role == MRP_ROLE_MRA)
-			mra_test_frame(sm, now, pdu, out);
+		mgr_test_frame(sm, now, pdu, out);
 		break;
 	case MRP_TLV_TOPO:
 		sm->st.topo_rx++;

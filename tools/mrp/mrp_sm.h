@@ -163,6 +163,8 @@ struct mrp_sm_stats {
 	uint32_t yields;	/* MRA gave up the manager role */
 	uint32_t nack_held;	/* NACKs not sent: MRP_NACK_HOLD_US */
 	uint32_t topo_held;	/* TC requests while a series ran */
+	uint32_t better_test_rx; /* a better manager's test while managing:
+				  * an MRA waits for its NACK */
 };
 
 struct mrp_sm {

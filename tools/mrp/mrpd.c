@@ -1670,9 +1670,10 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  sm->st.topo_rx, sm->st.link_sent, sm->st.link_rx,
 		  sm->st.flushes);
 	sb_printf(b, "  test-rx %u option-tx %u option-rx %u takeovers %u "
-		  "yields %u nack-held %u\n", sm->st.test_rx,
-		  sm->st.option_sent, sm->st.option_rx, sm->st.takeovers,
-		  sm->st.yields, sm->st.nack_held);
+		  "yields %u nack-held %u better-test-rx %u topo-held %u\n",
+		  sm->st.test_rx, sm->st.option_sent, sm->st.option_rx,
+		  sm->st.takeovers, sm->st.yields, sm->st.nack_held,
+		  sm->st.better_test_rx, sm->st.topo_held);
 	sb_printf(b, "  frames rx %llu malformed %llu foreign %llu tx %llu "
 		  "tx-errors %llu netlink-errors %llu\n",
 		  (unsigned long long)r->c.rx,
@@ -1736,7 +1737,8 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  "\"topo_tx\":%u,\"topo_rx\":%u,\"link_tx\":%u,\"link_rx\":%u,"
 		  "\"test_rx\":%u,\"option_tx\":%u,\"option_rx\":%u,"
 		  "\"flushes\":%u,\"takeovers\":%u,\"yields\":%u,"
-		  "\"nack_held\":%u,\"ignored_rx\":%u,\"stale_link_rx\":%u,"
+		  "\"nack_held\":%u,\"better_test_rx\":%u,\"topo_held\":%u,"
+		  "\"ignored_rx\":%u,\"stale_link_rx\":%u,"
 		  "\"stale_loss\":%u,\"rx\":%llu,"
 		  "\"rx_malformed\":%llu,"
 		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
@@ -1747,6 +1749,7 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  sm->st.link_sent, sm->st.link_rx, sm->st.test_rx,
 		  sm->st.option_sent, sm->st.option_rx, sm->st.flushes,
 		  sm->st.takeovers, sm->st.yields, sm->st.nack_held,
+		  sm->st.better_test_rx, sm->st.topo_held,
 		  sm->st.ignored_rx,
 		  sm->st.stale_link_rx, sm->st.stale_loss,
 		  (unsigned long long)r->c.rx,

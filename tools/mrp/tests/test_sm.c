@@ -185,6 +185,26 @@ static struct mrp_pdu topo_pdu(uint16_t interval_ms)
 	return p;
 }
 
+/*
+ * A better manager's MRP_Test on port; a node that manages then gets its
+ * MRP_TestMgrNAck, addressed to it: what makes an MRA give way.
+ */
+static void ev_yield(unsigned port, const struct mrp_pdu *better)
+{
+	bool mgr = E.sm.mrm_mode;
+
+	ev_frame(port, better);
+	if (mgr) {
+		struct mrp_pdu n = pdu_of(MRP_TLV_OPTION, better->prio,
+					  better->sa);
+
+		n.sub_type = MRP_SUB_TEST_MGR_NACK;
+		memcpy(n.other_sa, MAC_SELF, 6);
+		n.other_prio = E.sm.cfg.prio;
+		ev_frame(port, &n);
+	}
+}
+
 /* Bring an MRM (profile 10) to CHK_RC with a proven-closed ring. */
 static void mrm_closed(void)
 {
@@ -1093,8 +1113,16 @@ static void mra_yields_to_better_manager(void)
 	ev_start(true, true);
 	advance(20000);
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	/* its test frames alone: wait for its word */
 	m = mark();
-	ev_frame(0, &better);	/* same prio, lower MAC */
+	ev_frame(0, &better);
+	ev_frame(1, &better);
+	CHECK(E.sm.mrm_mode, "still manager on a better test alone");
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(E.sm.st.better_test_rx, 2);
+	CHECK_EQ(E.sm.st.yields, 0);
+	m = mark();
+	ev_yield(0, &better);	/* same prio, lower MAC: and its NACK */
 	CHECK(!E.sm.mrm_mode, "client now");
 	CHECK_EQ(E.sm.mrc_state, MRC_PT_IDLE);
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
@@ -1152,7 +1180,7 @@ static void mra_takes_over_when_tests_stop(void)
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	CHECK(!E.sm.mrm_mode, "client");
 	advance(10000);
 	m = mark();
@@ -1172,7 +1200,7 @@ static void mra_takes_over_when_tests_stop(void)
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_BLOCKED);
 	/* the old manager comes back: we give way again */
 	m = mark();
-	ev_frame(1, &better);
+	ev_yield(1, &better);
 	CHECK(!E.sm.mrm_mode, "client again");
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
 }
@@ -1184,7 +1212,7 @@ static void mra_takeover_state_mapping(void)
 	/* yield from PRM_UP (secondary down) -> DE_IDLE -> PRM_UP */
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, false);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	CHECK_EQ(E.sm.mrc_state, MRC_DE_IDLE);
 	ev_open();
 	CHECK_EQ(E.sm.mrm_state, MRM_PRM_UP);
@@ -1192,7 +1220,7 @@ static void mra_takeover_state_mapping(void)
 	/* client in PT (LinkUp series running) -> CHK_RC, series stopped */
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, false);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	ev_link(1, true);
 	CHECK_EQ(E.sm.mrc_state, MRC_PT);
 	ev_open();
@@ -1228,7 +1256,7 @@ static void mra_client_ignores_own_and_worse_tests(void)
 
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	m = mark();
 	ev_frame(0, &worse);	/* the kernel's miss counter decides */
 	CHECK_EQ(E.n - m, 0);
@@ -1245,7 +1273,7 @@ static void pure_roles_ignore_mra_frames(void)
 	nack.sub_type = MRP_SUB_TEST_MGR_NACK;
 	memcpy(nack.other_sa, MAC_SELF, 6);
 	m = mark();
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	ev_frame(0, &nack);
 	CHECK_EQ(E.n - m, 0);
 	CHECK(E.sm.mrm_mode, "a configured MRM stays MRM");
@@ -1444,7 +1472,7 @@ static void loc_monitor_loss_behind_old_news(void)
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	CHECK(!E.sm.mrm_mode && E.sm.test_monitor, "monitoring");
 	advance(10000);
 	CHECK_EQ(notify(&p, &q, 0, 1), MRP_LOC_OPEN_SINCE);
@@ -1458,7 +1486,7 @@ static void loc_monitor_loss_behind_old_news(void)
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	p.flag = 0;
 	p.open_seen = 0;
 	CHECK_EQ(notify(&p, &q, 1, 0), MRP_LOC_OLD_NEWS);
@@ -1479,7 +1507,7 @@ static void loc_monitor_repeat(void)
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
-	ev_frame(0, &better);
+	ev_yield(0, &better);
 	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
 	advance(E.sm.test_interval);
 	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
