@@ -740,6 +740,17 @@ static void mrm_link_frame(struct mrp_sm *sm, uint64_t now, bool link_up,
 
 /* ---- MRC ---- */
 
+/*
+ * A client that cannot block (MRP_Blocked 0, "non-blocking MRC" in IEC
+ * 62439-2) forwards on its secondary as soon as the link is up, and says
+ * so in its MRP_LinkUp: the manager blocks its own secondary at once.
+ */
+static void nonblocking_up(struct mrp_sm *sm, struct mrp_actions *out)
+{
+	if (!sm->cfg.blocked)
+		port_state(sm, S(sm), MRP_PORT_FORWARDING, out);
+}
+
 static void mrc_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 		     struct mrp_actions *out)
 {
@@ -756,6 +767,7 @@ static void mrc_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 		break;
 	case MRC_DE_IDLE:
 		if (up && !on_prim) {
+			nonblocking_up(sm, out);
 			link_req(sm, now, true, out);
 			sm->mrc_state = MRC_PT;
 		} else if (!up && on_prim) {
@@ -776,6 +788,7 @@ static void mrc_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 		break;
 	case MRC_DE:
 		if (up && !on_prim) {
+			nonblocking_up(sm, out);
 			link_req(sm, now, true, out);
 			sm->mrc_state = MRC_PT;
 		} else if (!up && on_prim) {

@@ -215,12 +215,13 @@ int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
 	a->role = -1;
 	a->prio = -1;
 	a->react = -1;
+	a->nonblocking = -1;
 	a->profile = default_profile;
 	if (argc < 2) {
 		snprintf(err, errlen, "usage: add BRIDGE ring ID primary PORT "
 			 "secondary PORT role mrm|mrc|mra [profile 10|30|200|500]"
 			 " [prio N] [interval US] [max-miss N] [period US]"
-			 " [react 0|1]");
+			 " [react 0|1] [non-blocking 0|1] [domain UUID]");
 		return -EINVAL;
 	}
 	if (strlen(argv[1]) >= IF_NAMESIZE) {
@@ -273,6 +274,14 @@ int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
 			if (!mrp_parse_u32(val, 1, &v))
 				goto bad;
 			a->react = (int)v;
+		} else if (!strcmp(k, "non-blocking")) {
+			if (!mrp_parse_u32(val, 1, &v))
+				goto bad;
+			a->nonblocking = (int)v;
+		} else if (!strcmp(k, "domain")) {
+			if (!mrp_parse_uuid(val, a->domain))
+				goto bad;
+			a->has_domain = true;
 		} else {
 			snprintf(err, errlen, "unknown option '%.40s'", k);
 			return -EINVAL;
@@ -312,6 +321,14 @@ void mrp_ring_args_format(const struct mrp_ring_args *a, char *buf,
 		ADD(" period %u", a->period);
 	if (a->react >= 0)
 		ADD(" react %d", a->react);
+	if (a->nonblocking >= 0)
+		ADD(" non-blocking %d", a->nonblocking);
+	if (a->has_domain) {
+		char u[37];
+
+		mrp_uuid_str(a->domain, u);
+		ADD(" domain %s", u);
+	}
 #undef ADD
 }
 
@@ -369,4 +386,39 @@ int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 	snprintf(key, keylen, "%s", argv[4]);
 	snprintf(val, vallen, "%s", argv[5]);
 	return 0;
+}
+
+bool mrp_parse_uuid(const char *s, uint8_t out[16])
+{
+	unsigned i, n = 0;
+
+	if (!s || strlen(s) != 36)
+		return false;
+	for (i = 0; i < 36; i++) {
+		int hi, lo;
+
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[i]) ||
+		    !isxdigit((unsigned char)s[i + 1]))
+			return false;
+		hi = isdigit((unsigned char)s[i]) ? s[i] - '0' :
+			tolower((unsigned char)s[i]) - 'a' + 10;
+		lo = isdigit((unsigned char)s[i + 1]) ? s[i + 1] - '0' :
+			tolower((unsigned char)s[i + 1]) - 'a' + 10;
+		out[n++] = (uint8_t)(hi << 4 | lo);
+		i++;
+	}
+	return n == 16;
+}
+
+void mrp_uuid_str(const uint8_t u[16], char buf[37])
+{
+	snprintf(buf, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
+		 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
 }

@@ -79,7 +79,14 @@ struct mrp_ring_args {
 	int prio;		/* -1: the role's default */
 	uint32_t interval, max_miss, period;	/* 0: the profile's */
 	int react;		/* -1: default (0) */
+	int nonblocking;	/* -1: default (0): a client that blocks */
+	bool has_domain;	/* else the default domain, all 0xff */
+	uint8_t domain[16];	/* MRP_DomainUUID */
 };
+
+/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" <-> 16 bytes; false on junk */
+bool mrp_parse_uuid(const char *s, uint8_t out[16]);
+void mrp_uuid_str(const uint8_t uuid[16], char buf[37]);
 
 /* "add BRIDGE ring ID primary P secondary S role R [options]" */
 int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,

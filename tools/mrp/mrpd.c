@@ -317,6 +317,7 @@ static void fill_tx(struct ring *r, unsigned pi, struct mrp_tx *tx)
 	memcpy(tx->src, r->port[pi].mac, 6);
 	memcpy(tx->sa, r->sm.cfg.mac, 6);
 	tx->prio = r->sm.cfg.prio;
+	tx->domain = r->args.has_domain ? r->args.domain : NULL;
 	tx->seq = ++r->seq;
 }
 
@@ -825,6 +826,7 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	 * LinkDown makes the manager test at the short interval.
 	 */
 	cfg.react_on_link_change = a->react > 0;
+	cfg.blocked = a->nonblocking > 0 ? 0 : 1;
 	memcpy(cfg.mac, q.l[0].mac, 6);
 
 	r = calloc(1, sizeof(*r));
@@ -881,6 +883,10 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	    r->br_name, r->id, adopt ? "reclaimed" : "added",
 	    mrp_role_name(cfg.role), r->port[0].name, r->port[1].name,
 	    cfg.prof.ms, cfg.prio);
+	if (a->has_domain && cfg.role != MRP_ROLE_MRC)
+		LOG("%s ring %u: note: MRP_Test frames carry the default "
+		    "domain (the kernel has no attribute for another)",
+		    r->br_name, r->id);
 	return 0;
 }
 
@@ -935,7 +941,10 @@ static bool args_equal(const struct mrp_ring_args *a, const struct mrp_ring_args
 {
 	return args_same_instance(a, b) && a->profile == b->profile &&
 	       a->interval == b->interval && a->max_miss == b->max_miss &&
-	       a->period == b->period && a->react == b->react;
+	       a->period == b->period && a->react == b->react &&
+	       a->nonblocking == b->nonblocking &&
+	       a->has_domain == b->has_domain &&
+	       (!a->has_domain || !memcmp(a->domain, b->domain, 16));
 }
 
 /*
@@ -1254,7 +1263,10 @@ static unsigned count_conf_running(void)
 	return n;
 }
 
-/* The config file's timing for a running ring, without starting over. */
+/*
+ * The config file's timing (and a client's blocking, the domain) for a
+ * running ring, without starting over.
+ */
 static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
 {
 	struct mrp_sm_cfg cfg;
@@ -1271,6 +1283,7 @@ static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
 	r->sm.cfg.prof = cfg.prof;
 	r->sm.cfg.test_period_us = cfg.test_period_us;
 	r->sm.cfg.react_on_link_change = a->react > 0;
+	r->sm.cfg.blocked = a->nonblocking > 0 ? 0 : 1;
 	r->args = *a;
 	/* the test at the new interval at its next refresh: now */
 	if (r->sm.test_interval) {
@@ -1559,7 +1572,8 @@ static void handle_packet(void)
 			continue;
 		}
 		if (pdu.has_common &&
-		    memcmp(pdu.domain, mrp_domain_default, MRP_UUID_LEN)) {
+		    memcmp(pdu.domain, r->args.has_domain ? r->args.domain :
+			   mrp_domain_default, MRP_UUID_LEN)) {
 			r->c.rx_foreign++;
 			continue;
 		}
@@ -1631,7 +1645,7 @@ static void handle_timer(void)
 static void show_ring_text(struct sbuf *b, const struct ring *r)
 {
 	const struct mrp_sm *sm = &r->sm;
-	char mac[18];
+	char mac[18], dom[37];
 	unsigned i;
 
 	mrp_mac_str(sm->cfg.mac, mac);
@@ -1653,6 +1667,10 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 		  sm->cfg.prof.ms, sm->cfg.prio, mac,
 		  sm->cfg.prof.test_interval_us, sm->cfg.prof.test_max,
 		  sm->cfg.react_on_link_change, r->adopted ? " (reclaimed)" : "");
+	mrp_uuid_str(r->args.has_domain ? r->args.domain : mrp_domain_default,
+		     dom);
+	sb_printf(b, "  domain %s%s\n", dom,
+		  sm->cfg.blocked ? "" : " non-blocking");
 	if (sm->have_mgr) {
 		char mgr[18];
 
@@ -1696,7 +1714,7 @@ static void show_ring_text(struct sbuf *b, const struct ring *r)
 static void show_ring_json(struct sbuf *b, const struct ring *r)
 {
 	const struct mrp_sm *sm = &r->sm;
-	char mac[18];
+	char mac[18], dom[37];
 	unsigned i;
 
 	sb_printf(b, "{\"bridge\":");
@@ -1707,11 +1725,15 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 		  mrp_sm_mode_name(sm), mrp_sm_state_name(sm),
 		  mrp_sm_ring_state_name(sm), sm->cfg.prof.ms, sm->cfg.prio);
 	mrp_mac_str(sm->cfg.mac, mac);
+	mrp_uuid_str(r->args.has_domain ? r->args.domain : mrp_domain_default,
+		     dom);
 	sb_printf(b, "\"mac\":\"%s\",\"test_interval\":%u,\"max_miss\":%u,"
-		  "\"react\":%s,\"reclaimed\":%s,\"ports\":[", mac,
+		  "\"react\":%s,\"reclaimed\":%s,\"non_blocking\":%s,"
+		  "\"domain\":\"%s\",\"ports\":[", mac,
 		  sm->cfg.prof.test_interval_us, sm->cfg.prof.test_max,
 		  sm->cfg.react_on_link_change ? "true" : "false",
-		  r->adopted ? "true" : "false");
+		  r->adopted ? "true" : "false",
+		  sm->cfg.blocked ? "false" : "true", dom);
 	for (i = 0; i < 2; i++) {
 		const struct port *p = &r->port[i];
 

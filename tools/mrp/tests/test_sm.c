@@ -4,6 +4,8 @@
  * events.  No kernel, no sockets: every action the core asks for is
  * recorded with the (fake) time it was asked for.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +217,59 @@ static void mrm_closed(void)
 }
 
 /* ===================== MRM ===================== */
+
+/* mrpd's config and state lines: parsed, formatted, parsed back. */
+static void ring_args_round_trip(void)
+{
+	char line[] = "add br0 ring 7 primary p0 secondary p1 role mrc "
+		      "profile 10 prio 0x9000 interval 2000 max-miss 4 period "
+		      "20000 react 1 non-blocking 1 domain "
+		      "0123abcd-4567-89ef-0011-2233445566FF";
+	static const uint8_t dom[16] = {
+		0x01, 0x23, 0xab, 0xcd, 0x45, 0x67, 0x89, 0xef,
+		0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0xff,
+	};
+	struct mrp_ring_args a, b;
+	char *argv[40], out[400], again[410], err[200];
+	int argc;
+
+	argc = mrp_split(line, argv, 40);
+	CHECK_EQ(mrp_ring_args_parse(argc, argv, &a, 200, err, sizeof(err)),
+		 0);
+	CHECK(a.has_domain && !memcmp(a.domain, dom, 16), "domain");
+	CHECK(a.nonblocking == 1 && a.react == 1 && a.prio == 0x9000 &&
+	      a.profile == 10 && a.interval == 2000 && a.max_miss == 4 &&
+	      a.period == 20000 && a.role == MRP_ROLE_MRC && a.id == 7,
+	      "fields");
+	mrp_ring_args_format(&a, out, sizeof(out));
+	snprintf(again, sizeof(again), "add %s", out);
+	argc = mrp_split(again, argv, 40);
+	CHECK_EQ(mrp_ring_args_parse(argc, argv, &b, 200, err, sizeof(err)),
+		 0);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "formatted and parsed back: %s",
+	      out);
+	{
+		char bad[] = "add br0 ring 1 primary a secondary b role mrc "
+			     "domain 0123abcd-4567-89ef-0011-2233445566F";
+		char bad2[] = "add br0 ring 1 primary a secondary b role mrc "
+			      "domain 0123abcd_4567-89ef-0011-2233445566FF";
+		char bad3[] = "add br0 ring 1 primary a secondary b role mrc "
+			      "non-blocking 2";
+
+		argc = mrp_split(bad, argv, 40);
+		CHECK(mrp_ring_args_parse(argc, argv, &b, 200, err,
+					  sizeof(err)) == -EINVAL &&
+		      strstr(err, "for domain"), "short uuid: %s", err);
+		argc = mrp_split(bad2, argv, 40);
+		CHECK(mrp_ring_args_parse(argc, argv, &b, 200, err,
+					  sizeof(err)) == -EINVAL,
+		      "uuid without its dashes");
+		argc = mrp_split(bad3, argv, 40);
+		CHECK(mrp_ring_args_parse(argc, argv, &b, 200, err,
+					  sizeof(err)) == -EINVAL,
+		      "non-blocking 2");
+	}
+}
 
 static void mrm_start_blocks_then_closes(void)
 {
@@ -896,6 +951,39 @@ static void mrc_flush_timing(void)
 	m = mark();
 	ev_frame(0, &t0);
 	CHECK_EQ(count(m, MRP_ACT_FLUSH), 0);
+}
+
+/* A client that cannot block forwards at link-up and says so. */
+static void mrc_non_blocking(void)
+{
+	const struct rec *r;
+	unsigned m;
+
+	env_init(MRP_ROLE_MRC, 10);
+	E.sm.cfg.blocked = 0;
+	ev_start(true, false);
+	CHECK_EQ(E.sm.mrc_state, MRC_DE_IDLE);
+	m = mark();
+	ev_link(1, true);
+	CHECK_EQ(E.sm.mrc_state, MRC_PT);
+	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
+	r = nth(m, MRP_ACT_SEND_LINK, 0);
+	CHECK(r && r->a.up && r->a.c == 0, "LinkUp with MRP_Blocked 0");
+	/* the manager's TopologyChange ends the series */
+	{
+		struct mrp_pdu t = topo_pdu(0);
+
+		ev_frame(0, &t);
+		CHECK_EQ(E.sm.mrc_state, MRC_PT_IDLE);
+	}
+	/* and a blocking one (the default) keeps its secondary blocked */
+	env_init(MRP_ROLE_MRC, 10);
+	ev_start(true, false);
+	m = mark();
+	ev_link(1, true);
+	CHECK_EQ(last_pstate(m, 1), -1);
+	r = nth(m, MRP_ACT_SEND_LINK, 0);
+	CHECK(r && r->a.c == 1, "LinkUp with MRP_Blocked 1");
 }
 
 static void mrc_secondary_down(void)
@@ -1715,6 +1803,7 @@ int main(void)
 	RUN(overrides);
 	RUN(not_started_is_inert);
 	RUN(util_parsing);
+	RUN(ring_args_round_trip);
 	RUN(mrm_start_blocks_then_closes);
 	RUN(mrm_ac_stat1_secondary_up_swaps);
 	RUN(mrm_prm_up_primary_down);
@@ -1741,6 +1830,7 @@ int main(void)
 	RUN(mrc_start_link_up_series);
 	RUN(mrc_topology_change_in_pt);
 	RUN(mrc_flush_timing);
+	RUN(mrc_non_blocking);
 	RUN(mrc_secondary_down);
 	RUN(mrc_primary_down_swaps);
 	RUN(mrc_pt_down_again);

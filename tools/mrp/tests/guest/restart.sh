@@ -9,7 +9,8 @@
 # configuration comes back whole from the state file (the manager's
 # max-miss and react, the client's profile 10 on a profile 200 ring).
 # Then a ring from a config file (-c): created at start, retimed,
-# removed and added again at SIGHUP, and the log reopened for rotation.
+# removed and added again at SIGHUP, and the log reopened for rotation;
+# moved into another MRP domain, it ignores the manager's frames.
 #
 # Default: a ring of veth pairs; RING_PORTS as in lib.sh.
 # Output: "ok - ..." / "not ok - ..." lines, then "N passed, N failed".
@@ -173,6 +174,31 @@ check "SIGHUP with an error in the file" hup
 bad_conf_logged() { grep -q "mrpd-mrp2.conf:1: bad value 'bogus' for role: not reloaded" "$LOGDIR/mrpd-mrp2.log"; }
 check "the error is logged with file and line" bad_conf_logged
 check "and nothing changed" wait_ring 2 state PT_IDLE
+
+# Another MRP domain for node 2 (SIGHUP, in place): the manager's
+# TopologyChange for a cut is foreign to it, counted and not acted on,
+# while the other clients flush.
+dom=01234567-89ab-cdef-0123-456789abcdef
+echo "br0 ring 1 primary pa secondary pb role mrc domain $dom" >"$conf"
+check "node 2: SIGHUP into domain $dom" hup
+check "node 2: shows its domain" json_has 2 "\"domain\":\"$dom\""
+topo2=$(counter 2 topo_rx)
+foreign2=$(counter 2 rx_foreign)
+flushN=$(counter "$N" flushes)
+link_set $((N - 1)) down
+check "cut: MRM opens the ring" wait_ring 1 ring open
+check "cut: node $N (default domain) flushes" \
+	wait_ring "$N" flushes $((flushN + 1))
+foreign_counted() {
+	_t=$(counter 2 topo_rx)
+	_f=$(counter 2 rx_foreign)
+	echo "topo_rx $topo2 -> $_t, rx_foreign $foreign2 -> $_f"
+	[ "$_t" = "$topo2" ] && [ "$_f" -gt "$foreign2" ]
+}
+check "cut: node 2 counts the TopologyChange as foreign, takes none" \
+	foreign_counted
+link_set $((N - 1)) up
+check "restored: MRM closes the ring" wait_ring 1 ring closed
 rm -f "$conf"
 
 [ "$FAIL" -eq 0 ] || show_logs
