@@ -324,7 +324,12 @@ static void send_link(struct mrp_sm *sm, bool up, struct mrp_actions *out)
 	a->up = up;
 	a->a = us_to_ms((uint64_t)sm->link_left *
 			sm->cfg.prof.link_interval_us);
-	a->b = MRP_PORT_SECONDARY;	/* the port that changed */
+	/*
+	 * MRP_PortRole: the role of the port the frame leaves by, as
+	 * microchip-ung/mrp and INET send it: the primary (the series
+	 * goes out on the port that is still up).
+	 */
+	a->b = MRP_PORT_PRIMARY;
 	a->c = sm->cfg.blocked;
 	sm->st.link_sent++;
 }

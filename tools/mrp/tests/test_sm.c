@@ -969,6 +969,9 @@ static void mrc_non_blocking(void)
 	CHECK_EQ(last_pstate(m, 1), MRP_PORT_FORWARDING);
 	r = nth(m, MRP_ACT_SEND_LINK, 0);
 	CHECK(r && r->a.up && r->a.c == 0, "LinkUp with MRP_Blocked 0");
+	/* it leaves by the primary, and says so (MRP_PortRole) */
+	CHECK(r && r->a.port == E.sm.prim && r->a.b == MRP_PORT_PRIMARY,
+	      "MRP_PortRole of the sending port");
 	/* the manager's TopologyChange ends the series */
 	{
 		struct mrp_pdu t = topo_pdu(0);
