@@ -510,6 +510,21 @@ void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
 		mrp_sm_ring_open(sm, now, out);
 }
 
+void mrp_sm_retime(struct mrp_sm *sm, uint64_t now,
+		   const struct mrp_sm_cfg *cfg, struct mrp_actions *out)
+{
+	sm->cfg.prof = cfg->prof;
+	sm->cfg.test_period_us = cfg->test_period_us;
+	sm->cfg.react_on_link_change = cfg->react_on_link_change;
+	sm->cfg.blocked = cfg->blocked;
+	if (!sm->started || !sm->test_interval)
+		return;
+	if (sm->test_monitor)
+		test_monitor_req(sm, now, out);
+	else if (sm->mrm_mode && !sm->add_test)
+		test_restart(sm, now, sm->cfg.prof.test_interval_us, out);
+}
+
 /* ---- MRM ---- */
 
 static void mrm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,

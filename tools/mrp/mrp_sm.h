@@ -229,6 +229,14 @@ struct mrp_sm_kstate {
  */
 void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
 		  const struct mrp_sm_kstate *k, struct mrp_actions *out);
+/*
+ * New timing for a running ring (profile, interval, max-miss, period,
+ * react, blocked of @cfg; role, priority and MAC stay): the test starts
+ * over at the new interval, unless an additional test at the short one
+ * runs (it ends at the new default).
+ */
+void mrp_sm_retime(struct mrp_sm *sm, uint64_t now,
+		   const struct mrp_sm_cfg *cfg, struct mrp_actions *out);
 /* Carrier change of a ring port (duplicates are ignored). */
 void mrp_sm_link(struct mrp_sm *sm, uint64_t now, unsigned port, bool up,
 		 struct mrp_actions *out);

@@ -747,6 +747,36 @@ static int check_links(struct link_query *q, char *err, size_t errlen,
 	return 0;
 }
 
+/* The state machine's configuration for a ring's (all but the MAC). */
+static int args_cfg(const struct mrp_ring_args *a, struct mrp_sm_cfg *cfg)
+{
+	if (mrp_sm_cfg_default(cfg, (enum mrp_ring_role)a->role,
+			       a->profile) < 0)
+		return -1;
+	if (a->prio >= 0)
+		cfg->prio = (uint16_t)a->prio;
+	if (a->interval)
+		mrp_sm_cfg_interval(cfg, a->interval);
+	if (a->max_miss)
+		cfg->prof.test_max = (uint8_t)a->max_miss;
+	if (a->period)
+		cfg->test_period_us = a->period;
+	/*
+	 * A manager that reacts to a client's MRP_LinkDown opens the ring
+	 * before its test misses the frames.  That is what the standard's
+	 * MRM_REACT_ON_LINK_CHANGE is for, where switches forward the frame
+	 * in hardware.  Here every client forwards it through its CPU, so it
+	 * comes later than the test's loss report (3 ms at profile 10; tens
+	 * to hundreds of ms for LinkDown on a 14-switch TCG ring), and may
+	 * come after the test frames closed the ring again: the manager then
+	 * opens a closed ring.  Unless asked to, let the test decide: a
+	 * LinkDown makes the manager test at the short interval.
+	 */
+	cfg->react_on_link_change = a->react > 0;
+	cfg->blocked = a->nonblocking > 0 ? 0 : 1;
+	return 0;
+}
+
 /* Create a ring, or, given @k, take over that kernel instance. */
 static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *k,
 		       char *err, size_t errlen)
@@ -801,32 +831,10 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	if (e)
 		return e;
 
-	if (mrp_sm_cfg_default(&cfg, (enum mrp_ring_role)a->role,
-			       a->profile) < 0) {
+	if (args_cfg(a, &cfg) < 0) {
 		snprintf(err, errlen, "bad role or profile");
 		return -EINVAL;
 	}
-	if (a->prio >= 0)
-		cfg.prio = (uint16_t)a->prio;
-	if (a->interval)
-		mrp_sm_cfg_interval(&cfg, a->interval);
-	if (a->max_miss)
-		cfg.prof.test_max = (uint8_t)a->max_miss;
-	if (a->period)
-		cfg.test_period_us = a->period;
-	/*
-	 * A manager that reacts to a client's MRP_LinkDown opens the ring
-	 * before its test misses the frames.  That is what the standard's
-	 * MRM_REACT_ON_LINK_CHANGE is for, where switches forward the frame
-	 * in hardware.  Here every client forwards it through its CPU, so it
-	 * comes later than the test's loss report (3 ms at profile 10; tens
-	 * to hundreds of ms for LinkDown on a 14-switch TCG ring), and may
-	 * come after the test frames closed the ring again: the manager then
-	 * opens a closed ring.  Unless asked to, let the test decide: a
-	 * LinkDown makes the manager test at the short interval.
-	 */
-	cfg.react_on_link_change = a->react > 0;
-	cfg.blocked = a->nonblocking > 0 ? 0 : 1;
 	memcpy(cfg.mac, q.l[0].mac, 6);
 
 	r = calloc(1, sizeof(*r));
@@ -1155,6 +1163,7 @@ static void reclaim(void)
 		const struct mrp_ring_args *c = NULL;
 		const char *from = "the kernel";
 		struct mrp_ring_args a;
+		bool in_conf;
 
 		memset(&a, 0, sizeof(a));
 		if (!if_indextoname((unsigned)k->br_ifindex, a.br) ||
@@ -1176,7 +1185,8 @@ static void reclaim(void)
 			    e ? mrp_nl_strerror(&g.req, e) : "deleted");
 			continue;
 		}
-		if (c) {
+		in_conf = c != NULL;
+		if (in_conf) {
 			from = "the config file";
 		} else {
 			for (j = 0; j < saved->n && !c; j++)
@@ -1201,7 +1211,7 @@ static void reclaim(void)
 			    "left as it is", a.br, a.id, err);
 			continue;
 		}
-		g.rings->from_conf = from[4] == 'c';
+		g.rings->from_conf = in_conf;
 		LOG("%s ring %u: configuration from %s", a.br, a.id, from);
 	}
 out:
@@ -1269,32 +1279,14 @@ static unsigned count_conf_running(void)
  */
 static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
 {
+	struct mrp_actions acts = { 0 };
 	struct mrp_sm_cfg cfg;
 
-	if (mrp_sm_cfg_default(&cfg, (enum mrp_ring_role)a->role,
-			       a->profile) < 0)
+	if (args_cfg(a, &cfg) < 0)
 		return;
-	if (a->interval)
-		mrp_sm_cfg_interval(&cfg, a->interval);
-	if (a->max_miss)
-		cfg.prof.test_max = (uint8_t)a->max_miss;
-	if (a->period)
-		cfg.test_period_us = a->period;
-	r->sm.cfg.prof = cfg.prof;
-	r->sm.cfg.test_period_us = cfg.test_period_us;
-	r->sm.cfg.react_on_link_change = a->react > 0;
-	r->sm.cfg.blocked = a->nonblocking > 0 ? 0 : 1;
 	r->args = *a;
-	/* the test at the new interval at its next refresh: now */
-	if (r->sm.test_interval) {
-		struct mrp_actions acts = { 0 };
-
-		r->sm.deadline[MRP_T_WATCH] = 1;
-		if (r->sm.mrm_mode && !r->sm.add_test)
-			r->sm.test_interval = cfg.prof.test_interval_us;
-		mrp_sm_timer(&r->sm, now_us(), &acts);
-		apply(r, &acts);
-	}
+	mrp_sm_retime(&r->sm, now_us(), &cfg, &acts);
+	apply(r, &acts);
 }
 
 /*

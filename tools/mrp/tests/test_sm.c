@@ -1800,6 +1800,44 @@ static void adopt_mra(void)
 	adopt_quiet(0);
 }
 
+/* New timing in place: the test starts over at the new interval. */
+static void retime_in_place(void)
+{
+	struct mrp_sm_cfg cfg;
+	const struct rec *r;
+	unsigned m;
+
+	mrm_closed();
+	mrp_sm_cfg_default(&cfg, MRP_ROLE_MRM, 200);
+	cfg.prof.test_max = 5;
+	m = mark();
+	{
+		struct mrp_actions a = { 0 };
+
+		mrp_sm_retime(&E.sm, E.now, &cfg, &a);
+		collect(&a);
+	}
+	r = nth(m, MRP_ACT_START_TEST, 0);
+	CHECK(r && r->a.a == 20000 && r->a.b == 5, "test at 20 ms x 5");
+	CHECK_EQ(count(m, MRP_ACT_PORT_STATE), 0);
+	CHECK_EQ(count(m, MRP_ACT_SEND_TOPO), 0);
+	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
+	CHECK_EQ(E.sm.cfg.prof.ms, 200);
+	/* a monitor's test too */
+	env_init(MRP_ROLE_MRA, 10);
+	ev_adopt(true, true, true, true, false, true, false, false);
+	m = mark();
+	{
+		struct mrp_actions a = { 0 };
+
+		mrp_sm_cfg_default(&cfg, MRP_ROLE_MRA, 30);
+		mrp_sm_retime(&E.sm, E.now, &cfg, &a);
+		collect(&a);
+	}
+	r = nth(m, MRP_ACT_START_TEST, 0);
+	CHECK(r && r->a.a == 3500 && r->a.d == 1, "monitor at 3.5 ms");
+}
+
 int main(void)
 {
 	RUN(profiles_table);
@@ -1861,5 +1899,6 @@ int main(void)
 	RUN(adopt_mrm_missed_events);
 	RUN(adopt_mrc);
 	RUN(adopt_mra);
+	RUN(retime_in_place);
 	return tap_done();
 }
