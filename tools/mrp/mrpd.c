@@ -135,6 +135,7 @@ static struct {
 	char state_path[PATH_MAX];	/* "" when no state is kept */
 	bool state_dirty;	/* rings came or went: write_state() */
 	bool conf_retry;	/* a link a missing ring needs changed */
+	int ready_fd;		/* -D: tells the parent we are ready */
 	bool daemon;
 	bool clean_stale;
 	bool delete_on_exit;
@@ -161,6 +162,7 @@ static struct {
 	.state_dir = MRPD_STATE_DIR,
 	.default_profile = 200,
 	.pkt_fd = -1, .timer_fd = -1, .sig_fd = -1, .ctl_fd = -1, .ep_fd = -1,
+	.ready_fd = -1,
 };
 
 static uint64_t now_us(void)
@@ -2439,16 +2441,32 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (g.daemon) {
-		pid_t pid = fork();
-		int fd;
+		int fd, ready[2];
+		pid_t pid;
+		char c;
 
+		if (pipe2(ready, O_CLOEXEC)) {
+			fprintf(stderr, "mrpd: pipe: %s\n", strerror(errno));
+			return 1;
+		}
+		pid = fork();
 		if (pid < 0) {
 			fprintf(stderr, "mrpd: fork: %s\n", strerror(errno));
 			return 1;
 		}
 		if (pid > 0) {
-			/* the control socket is bound and listening: the
-			 * caller may use mrpctl as soon as we return */
+			/*
+			 * Return once the daemon is ready: its rings taken
+			 * over and the config file's created, and the control
+			 * socket answering.  A daemon that fails on the way
+			 * closes the pipe without a word.
+			 */
+			close(ready[1]);
+			if (read(ready[0], &c, 1) != 1) {
+				fprintf(stderr, "mrpd: the daemon failed to "
+					"start (see its log)\n");
+				_exit(1);
+			}
 			if (g.pidfile) {
 				FILE *f = fopen(g.pidfile, "w");
 
@@ -2459,6 +2477,8 @@ int main(int argc, char **argv)
 			}
 			_exit(0);
 		}
+		close(ready[0]);
+		g.ready_fd = ready[1];
 		setsid();
 		fd = open("/dev/null", O_RDWR);
 		if (fd >= 0) {
@@ -2511,6 +2531,13 @@ int main(int argc, char **argv)
 	    count_conf_running(), conf.n);
 	notify("READY=1\nMAINPID=%d\nSTATUS=%u ring(s), %u reclaimed",
 	       (int)getpid(), g.nrings, i);
+	if (g.ready_fd >= 0) {
+		if (write(g.ready_fd, "1", 1) != 1)
+			LOG("telling the parent we are ready: %s",
+			    strerror(errno));
+		close(g.ready_fd);
+		g.ready_fd = -1;
+	}
 
 	while (!g.stop) {
 		struct epoll_event evs[16];
