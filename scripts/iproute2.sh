@@ -30,26 +30,12 @@ iproute2_srcdir() {
 	return 0
 }
 
-iproute2_dsc() {
-	local f
-	for f in "$IROOT"/iproute2_*.dsc; do
-		[ -f "$f" ] && { echo "$f"; return 0; }
-	done
-	return 0
-}
+iproute2_dsc() { deb_dsc "$IROOT" 'iproute2_*.dsc'; }
 
 fetch() {
 	# shellcheck disable=SC2086 # a list of package names
 	need_pkgs $PKGS_IPROUTE2
-	[ -n "$(iproute2_dsc)" ] && return 0
-	ensure_deb_src
-	apt_update_once
-	say "apt-get source iproute2 (Debian's, with its patches) into $IROOT"
-	mkdir -p "$IROOT"
-	(cd "$IROOT" && apt-get source -q --download-only iproute2) \
-		>"$BUILD/iproute2-source.log" 2>&1 ||
-		{ tail -n 30 "$BUILD/iproute2-source.log" >&2; die "apt-get source iproute2 failed"; }
-	[ -n "$(iproute2_dsc)" ] || die "apt-get source did not give an iproute2 source package"
+	deb_source iproute2 "$IROOT" 'iproute2_*.dsc' "iproute2"
 }
 
 # git apply, outside any repository: the tree lies inside this one's work

@@ -46,6 +46,32 @@ apt_update_once() {
 	touch "$BUILD/.apt-updated"
 }
 
+# deb_dsc DIR GLOB: the source package DIR/GLOB (a .dsc), or nothing
+deb_dsc() {
+	local f
+	for f in "$1"/$2; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
+}
+
+# deb_source PKG DIR GLOB WHAT: Debian's source package PKG (with its
+# patches) into DIR, unless a DIR/GLOB .dsc is there already.  Download
+# only: the caller unpacks, so that it alone decides when.
+deb_source() {
+	local pkg=$1 dir=$2 glob=$3 what=$4
+	[ -n "$(deb_dsc "$dir" "$glob")" ] && return 0
+	ensure_deb_src
+	apt_update_once
+	say "apt-get source $pkg ($what, with Debian's patches) into $dir"
+	mkdir -p "$dir"
+	(cd "$dir" && apt-get source -q --download-only "$pkg") \
+		>"$BUILD/$pkg-source.log" 2>&1 ||
+		{ tail -n 30 "$BUILD/$pkg-source.log" >&2; die "apt-get source $pkg failed"; }
+	[ -n "$(deb_dsc "$dir" "$glob")" ] ||
+		die "apt-get source did not give a $what source package"
+}
+
 need_pkgs() {
 	local missing=() p
 	for p in "$@"; do

@@ -45,27 +45,12 @@ qemu_srcdir() {
 	return 0
 }
 
-qemu_dsc() {
-	local f
-	for f in "$QROOT"/qemu_7.2*.dsc; do
-		[ -f "$f" ] && { echo "$f"; return 0; }
-	done
-	return 0
-}
+qemu_dsc() { deb_dsc "$QROOT" 'qemu_7.2*.dsc'; }
 
 fetch() {
 	# shellcheck disable=SC2086 # a list of package names
 	need_pkgs $PKGS_QEMU
-	[ -n "$(qemu_dsc)" ] && return 0
-	ensure_deb_src
-	apt_update_once
-	say "apt-get source qemu (Debian's 7.2 with its patches) into $QROOT"
-	mkdir -p "$QROOT"
-	# download only: prepare() unpacks, so that it alone decides when
-	(cd "$QROOT" && apt-get source -q --download-only qemu) \
-		>"$BUILD/qemu-source.log" 2>&1 ||
-		{ tail -n 30 "$BUILD/qemu-source.log" >&2; die "apt-get source qemu failed"; }
-	[ -n "$(qemu_dsc)" ] || die "apt-get source did not give a QEMU 7.2 source package"
+	deb_source qemu "$QROOT" 'qemu_7.2*.dsc' "QEMU 7.2"
 }
 
 # Unpack (again) when the tree is missing or the patches changed, then
