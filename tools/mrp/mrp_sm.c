@@ -374,8 +374,8 @@ void mrp_sm_init(struct mrp_sm *sm, const struct mrp_sm_cfg *cfg)
 	sm->mrm_mode = cfg->role == MRP_ROLE_MRM || cfg->role == MRP_ROLE_MRA;
 }
 
-void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
-		  struct mrp_actions *out)
+/* What starting and adopting both begin with: no link, no timer, no test. */
+static void sm_reset(struct mrp_sm *sm)
 {
 	unsigned i;
 
@@ -391,6 +391,12 @@ void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
 	sm->mrm_state = MRM_AC_STAT1;
 	sm->mrc_state = MRC_AC_STAT1;
 	sm->link_left = sm->cfg.prof.link_max;
+}
+
+void mrp_sm_start(struct mrp_sm *sm, uint64_t now, bool up0, bool up1,
+		  struct mrp_actions *out)
+{
+	sm_reset(sm);
 	sm->mrm_mode = sm->cfg.role != MRP_ROLE_MRC;
 	sm->announce = sm->mrm_mode;
 
@@ -421,22 +427,12 @@ void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
 	bool fwd[2];
 	unsigned i;
 
-	sm->started = true;
-	sm->prim = 0;
-	for (i = 0; i < MRP_T__N; i++)
-		sm->deadline[i] = 0;
-	sm->test_interval = 0;
-	sm->test_monitor = false;
-	sm->add_test = false;
-	sm->no_tc = false;
+	sm_reset(sm);
 	sm->announce = false;
 	sm->closed_at = 0;
-	sm->link_left = sm->cfg.prof.link_max;
 	sm->mrm_mode = sm->cfg.role == MRP_ROLE_MRM ||
 		       (sm->cfg.role == MRP_ROLE_MRA && !k->monitor);
 	sm->ring_state = (int)k->ring_state;
-	sm->mrm_state = MRM_AC_STAT1;
-	sm->mrc_state = MRC_AC_STAT1;
 
 	/* A port cannot forward on a link that is down: block it now. */
 	for (i = 0; i < 2; i++) {
@@ -445,7 +441,6 @@ void mrp_sm_adopt(struct mrp_sm *sm, uint64_t now,
 					    MRP_PORT_BLOCKED;
 		if (k->fwd[i] && !fwd[i])
 			port_state(sm, i, MRP_PORT_BLOCKED, out);
-		sm->link[i] = false;
 	}
 	if (fwd[0] != fwd[1])
 		sm->prim = fwd[0] ? 0 : 1;
