@@ -179,6 +179,15 @@ daemon_start() {
 		-l "$LOGDIR/mrpd-mrp$_k.log" "$@"
 }
 
+# daemons_start: mrpd in every node, each a check
+daemons_start() {
+	_k=1
+	while [ "$_k" -le "$N" ]; do
+		check "mrpd starts in node $_k" daemon_start "$_k"
+		_k=$((_k + 1))
+	done
+}
+
 daemon_pid() { cat "$LOGDIR/mrpd-mrp$1.pid" 2>/dev/null; }
 
 # daemon_stop NODE [SIGNAL]: stop and wait until the process is gone

@@ -26,11 +26,7 @@ if [ "$N" -lt 4 ]; then
 	exit 1
 fi
 
-k=1
-while [ "$k" -le "$N" ]; do
-	check "mrpd starts in node $k" daemon_start "$k"
-	k=$((k + 1))
-done
+daemons_start
 check "MRA added on node 1 (prio 0xA000)" ring_add 1 role mra
 check "MRA added on node 3 (prio 0x9000)" ring_add 3 role mra prio 0x9000
 for k in 2 4; do

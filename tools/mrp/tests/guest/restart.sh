@@ -27,11 +27,7 @@ fi
 C=$N			# the client restarted: on the path 1 -> N-1
 DST=$((N - 1))
 
-k=1
-while [ "$k" -le "$N" ]; do
-	check "mrpd starts in node $k" daemon_start "$k"
-	k=$((k + 1))
-done
+daemons_start
 k=2
 while [ "$k" -le "$N" ]; do
 	if [ "$k" -eq "$C" ]; then

@@ -16,11 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 trap 'ring_teardown' EXIT
 ring_setup
 
-k=1
-while [ "$k" -le "$N" ]; do
-	check "mrpd starts in node $k" daemon_start "$k"
-	k=$((k + 1))
-done
+daemons_start
 # Clients first.  Until a node knows it is a client, its CPU forwards the
 # manager's test frames as a plain bridge does; a client configured into a
 # closed ring can hold them up past max-miss intervals on a busy guest,
