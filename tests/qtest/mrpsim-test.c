@@ -1845,6 +1845,69 @@ static void test_monitor_switch_is_new_test(void)
     shutdown_ctx(t);
 }
 
+/*
+ * The manager's software closes the ring: a generating test checks it
+ * afresh, as a new generation with no port lost and no miss counted, so
+ * that the closed ring breaking again raises MRP_LOSS again.  Closing an
+ * already closed ring, a monitor's ring, or a ring with no test running
+ * changes nothing.
+ */
+static void test_close_is_new_generation(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0];
+
+    evq_setup(t, a, EVQ_SIZE);
+    /* no test running: nothing to check afresh */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mgen(a, 0), ==, 0);
+    /* b is no MRC: a's test frames never come back; commissioned closed */
+    start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    expect_losses(t, a, 1);
+    /* the software opens it, and 2.5 intervals later closes it */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mgen(a, 0), ==, 1);
+    qtest_clock_step(t->qts, 2 * IV_US * 1000 + IV_US * 1000 / 2);
+    /* closed: no event, no port lost, misses from 0 */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    g_assert_cmpuint(mgen(a, 0), ==, 2);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    expect_no_ev(t, a);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING);
+    /* the closed ring is still broken: lost again, in the new generation */
+    expect_losses(t, a, 2);
+    /* closed again: nothing changes */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    g_assert_cmpuint(mgen(a, 0), ==, 2);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING |
+                    MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+    /* opened (no change either) and closed: a new generation again */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mgen(a, 0), ==, 2);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    g_assert_cmpuint(mgen(a, 0), ==, 3);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING);
+    expect_losses(t, a, 3);
+    /* a monitor watches the manager, not its own ring state */
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, 0);
+    start_mrm(a, MRPSIM_ROLE_MRA, IV_US, 3);
+    g_assert_cmpuint(mgen(a, 0), ==, 4);
+    mwr(a, 0, MRPSIM_MRP_TEST_CTRL, MRPSIM_TEST_CTRL_RUN |
+        MRPSIM_TEST_CTRL_MONITOR);
+    g_assert_cmpuint(mgen(a, 0), ==, 5);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+    expect_losses(t, a, 5);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    g_assert_cmpuint(mgen(a, 0), ==, 5);
+    g_assert_cmphex(mstatus(a, 0), ==, MRPSIM_MRP_STATUS_RUNNING |
+                    MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+    g_assert_cmphex(rd(a, MRPSIM_REG_ERR_STATUS), ==, 0);
+    shutdown_ctx(t);
+}
+
 static void test_period(void)
 {
     Ctx *t = boot(TWO_SWITCHES, 2);
@@ -2298,6 +2361,8 @@ int main(int argc, char **argv)
                    test_rewrite_counts_no_miss);
     qtest_add_func("/mrpsim/monitor-switch-is-new-test",
                    test_monitor_switch_is_new_test);
+    qtest_add_func("/mrpsim/close-is-new-generation",
+                   test_close_is_new_generation);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/migrate", test_migrate);

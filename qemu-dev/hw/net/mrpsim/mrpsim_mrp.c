@@ -268,6 +268,26 @@ static void mrpsim_test_stop(MrpsimRing *r)
     trace_mrpsim_mrp_test_stop(mrpsim_id(r->s), r->idx);
 }
 
+/*
+ * The manager's software closed the ring (RING_STATE open -> closed): a
+ * generating test checks it afresh, as a new generation, with no port
+ * lost and no miss counted.  A loss left from while the ring was open
+ * would raise no event when the closed ring breaks again, and software
+ * that clears its own record of losses on closing would never hear of
+ * that break; events already raised carry the old generation.
+ */
+static void mrpsim_test_close(MrpsimRing *r)
+{
+    if (!(r->status & MRPSIM_MRP_STATUS_RUNNING) ||
+        !mrpsim_ring_generates(r)) {
+        return;
+    }
+    r->gen = (r->gen + 1) & 0xff;
+    r->miss[0] = r->miss[1] = 0;
+    r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+    trace_mrpsim_mrp_test_close(mrpsim_id(r->s), r->idx, r->gen);
+}
+
 /* One interval tick: check the monitor, then send the test frames. */
 static void mrpsim_test_tick(MrpsimRing *r, int64_t now, bool late)
 {
@@ -508,6 +528,10 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
         }
         if (val != r->ring_state) {
             r->transitions++;
+        }
+        if (val == MRPSIM_RSTATE_CLOSED &&
+            r->ring_state != MRPSIM_RSTATE_CLOSED) {
+            mrpsim_test_close(r);
         }
         r->ring_state = val;
         mrpsim_report_arm(r);
