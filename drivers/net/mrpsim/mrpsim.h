@@ -162,6 +162,7 @@ struct mrpsim;
  *	MRPSIM_PORT_CARRIER_DEFERRED: a link-up waits for mrpsim_mrp_work()
  * @mrp_changes: loss/regain events not yet reported to the bridge
  * @mrp_hw: engine instance of the last loss/regain event
+ * @mrp_gen: generation of the test whose event MRPSIM_PORT_MRP_LOST holds
  * @mrp_reported: loss of continuity last reported to the bridge
  *	(sw->mrp_lock)
  * @restart_work: restarts the rings after the device halted one
@@ -186,6 +187,7 @@ struct mrpsim_port {
 	unsigned long mrp_state;
 	atomic_t mrp_changes;
 	u8 mrp_hw;
+	u8 mrp_gen;
 	bool mrp_reported;
 	struct work_struct restart_work;
 	char irq_name[32];

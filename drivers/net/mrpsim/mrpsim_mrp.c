@@ -446,6 +446,7 @@ static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 		if (!port)
 			continue;
 		WRITE_ONCE(port->mrp_hw, mrp->hw);
+		WRITE_ONCE(port->mrp_gen, mrp->gen);
 		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
 		if (!tell || !port->mrp_reported)
 			continue;
@@ -549,6 +550,41 @@ static int mrpsim_mrp_test_del(struct mrpsim_port *port,
 	return 0;
 }
 
+/* The manager closed the ring, and the engine's generating test checks
+ * it afresh (a new generation, no port lost): take the generation before
+ * the engine can raise an event of it, and the ports as not lost.  The
+ * bridge forgets the losses it was told once this handler returns, so
+ * nothing is reported; an event of the old generation still on its way
+ * is stale (mrpsim_mrp_port_take()).  Else a loss from while the ring was
+ * open would hide the next one: the engine reports changes only.
+ */
+static void mrpsim_mrp_closing(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	struct net_device *dev[2] = { mrp->p_dev, mrp->s_dev };
+	u32 status, ctrl;
+	unsigned int k;
+
+	if (!mrp->test_hw ||
+	    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
+	    MRPSIM_RSTATE_CLOSED)
+		return;
+	status = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_STATUS);
+	ctrl = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL);
+	if (!(status & MRPSIM_MRP_STATUS_RUNNING) ||
+	    (ctrl & MRPSIM_TEST_CTRL_MONITOR))
+		return;
+	WRITE_ONCE(mrp->gen, FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) + 1);
+	for (k = 0; k < 2; k++) {
+		struct mrpsim_port *port = mrpsim_mrp_local(sw, dev[k]);
+
+		if (!port)
+			continue;
+		WRITE_ONCE(port->mrp_gen, mrp->gen);
+		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+		port->mrp_reported = false;
+	}
+}
+
 static int mrpsim_mrp_state_add(struct mrpsim_port *port,
 				const struct switchdev_obj_ring_state_mrp *st)
 {
@@ -564,6 +600,8 @@ static int mrpsim_mrp_state_add(struct mrpsim_port *port,
 	 */
 	val = st->ring_state == BR_MRP_RING_STATE_CLOSED ?
 	      MRPSIM_RSTATE_CLOSED : MRPSIM_RSTATE_OPEN;
+	if (val == MRPSIM_RSTATE_CLOSED)
+		mrpsim_mrp_closing(port->sw, mrp);
 	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_RING_STATE, val);
 
 	return mrp->role_hw ? 0 : -EOPNOTSUPP;
@@ -781,6 +819,7 @@ static unsigned int mrpsim_mrp_port_take(struct mrpsim_port *port, bool *lost)
 	 * instance, are stale.
 	 */
 	if (!mrp || !mrp->test_hw || mrp->hw != READ_ONCE(port->mrp_hw) ||
+	    mrp->gen != READ_ONCE(port->mrp_gen) ||
 	    (port->netdev != mrp->p_dev && port->netdev != mrp->s_dev) ||
 	    !netif_is_bridge_port(port->netdev) ||
 	    READ_ONCE(port->bridge) != mrp->br)
@@ -886,6 +925,8 @@ void mrpsim_mrp_resync(struct mrpsim *sw)
 					     &port->mrp_state))
 				continue;
 			WRITE_ONCE(port->mrp_hw, hw);
+			WRITE_ONCE(port->mrp_gen,
+				   FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status));
 			if (lost)
 				set_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
 			else
@@ -961,6 +1002,8 @@ void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 
 	port = sw->ports[ev->port];
 	WRITE_ONCE(port->mrp_hw, ev->ring);
+	WRITE_ONCE(port->mrp_gen,
+		   FIELD_GET(MRPSIM_EV_MRP_GEN_MASK, le32_to_cpu(ev->data)));
 	if (ev->type == MRPSIM_EV_MRP_LOSS) {
 		atomic64_inc(&port->estats.mrp_loss_events);
 		set_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
