@@ -1210,53 +1210,28 @@ uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm)
 
 /* ---- ring-open notifications ---- */
 
-enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
-				    struct mrp_loc *p,
-				    const struct mrp_loc *q, bool flag,
-				    uint64_t now,
+enum mrp_loc_verdict mrp_loc_notify(struct mrp_loc *p, bool flag,
 				    int (*flag_now)(void *arg), void *arg)
 {
-	bool changed, repeat, mon, pair;
-	uint64_t win;
 	int cur;
 
 	/*
 	 * Every notification about a bridge port carries the flag, so only
-	 * changes mean something...
+	 * changes mean something.  The bridge sets it on a loss and clears
+	 * it on a regain (an own test frame back while the ring is open),
+	 * when the ring closes and when a monitor begins, and tells user
+	 * space each time ("net: bridge: mrp: a ring that closes is checked
+	 * afresh", in patches/): every loss of a closed ring, and a
+	 * monitor's loss of the manager, is a change from 0 to 1.  No timing
+	 * is involved; a loss cannot hide behind an older one.
 	 */
-	changed = (int)flag != p->flag;
-	if (!changed && p->self_notify) {
-		p->self_notify--;
-		return MRP_LOC_OWN_FLUSH;
-	}
-	/*
-	 * ...except in monitor mode (MRA acting as client): the flag may
-	 * still be 1 from an earlier loss, and the kernel repeats the report
-	 * every test interval while the manager's frames are missing.  Two
-	 * reports in a row, one interval apart, are a loss; a lone repeat is
-	 * some other notification (carrier, FDB flush).
-	 */
-	mon = !sm->mrm_mode && sm->test_monitor;
-	win = 2 * (uint64_t)sm->test_interval + sm->test_interval / 2 + 2000;
-	repeat = flag && p->open_seen && now - p->open_seen <= win;
-	/*
-	 * ...and except a manager's flags that are both still 1 while the
-	 * ring is closed.  The kernel clears a port's flag only for a test
-	 * frame that arrives while the ring state is open, and the ring may
-	 * have closed without that: on an own test frame our packet socket
-	 * saw before the bridge did, on a client's LinkUp, or by the
-	 * secondary coming up.  The kernel reports a loss on both ring ports
-	 * at once, every interval while the ring state is closed; one port
-	 * notification alone is something else.
-	 */
-	pair = flag && !changed && q->flag == 1 && sm->mrm_mode &&
-	       sm->mrm_state == MRM_CHK_RC &&
-	       q->open_seen && now - q->open_seen <= win;
-	if (flag)
-		p->open_seen = now;
-	p->flag = flag;
-	if (!changed && !(mon && repeat) && !pair)
+	if ((int)flag == p->flag) {
+		if (p->self_notify) {
+			p->self_notify--;
+			return MRP_LOC_OWN_FLUSH;
+		}
 		return MRP_LOC_NONE;
+	}
 	/*
 	 * A notification can be old news: the flag changed again since, and
 	 * the notification of that change waits behind this one.  We may
@@ -1269,25 +1244,21 @@ enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
 	 * when anything is queued, the flag as the kernel has it now
 	 * decides.  A ring that opened and closed again before we read of it
 	 * (a driver reports both at once) is closed: nothing to do, the
-	 * paths did not change.
+	 * paths did not change.  A "lost" reported before the ring closed
+	 * is followed by the bridge's clear: old news too.
 	 *
-	 * Except for a monitor, a closed report behind which the flag is 1
-	 * again: only a new loss sets it after the clear, and the driver
-	 * reports a monitor's loss once, so the notification of it, queued
-	 * behind, would read as no change.  That loss is the news.
+	 * Except a closed report behind which the flag is 1 again: only a
+	 * new loss sets it after a clear, and the notification of that
+	 * loss, queued behind, would read as no change.  That loss is the
+	 * news.
 	 */
 	cur = flag_now(arg);
 	if (cur >= 0 && cur != (int)flag) {
 		p->flag = cur;
-		if (mon && cur == 1) {
-			p->open_seen = now;
-			return MRP_LOC_OPEN_SINCE;
-		}
-		return MRP_LOC_OLD_NEWS;
+		return cur ? MRP_LOC_OPEN_SINCE : MRP_LOC_OLD_NEWS;
 	}
-	if (!flag)
-		return MRP_LOC_CLOSED;
-	return changed ? MRP_LOC_OPEN : MRP_LOC_OPEN_REPEATED;
+	p->flag = flag;
+	return flag ? MRP_LOC_OPEN : MRP_LOC_CLOSED;
 }
 
 const char *mrp_loc_verdict_name(enum mrp_loc_verdict v)
@@ -1297,7 +1268,6 @@ const char *mrp_loc_verdict_name(enum mrp_loc_verdict v)
 		[MRP_LOC_OWN_FLUSH] = "own flush",
 		[MRP_LOC_OLD_NEWS] = "old news",
 		[MRP_LOC_OPEN] = "open",
-		[MRP_LOC_OPEN_REPEATED] = "open (repeated)",
 		[MRP_LOC_OPEN_SINCE] = "open since",
 		[MRP_LOC_CLOSED] = "closed",
 	};

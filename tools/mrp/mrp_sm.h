@@ -261,7 +261,6 @@ uint64_t mrp_sm_next_deadline(const struct mrp_sm *sm);
  */
 struct mrp_loc {
 	int flag;		/* last flag read */
-	uint64_t open_seen;	/* when a notification last said 1, 0 never */
 	unsigned self_notify;	/* echoes of our own FDB flushes to come */
 };
 
@@ -270,22 +269,18 @@ enum mrp_loc_verdict {
 	MRP_LOC_OWN_FLUSH,	/* the echo of an own FDB flush */
 	MRP_LOC_OLD_NEWS,	/* the flag changed again since: dropped */
 	MRP_LOC_OPEN,		/* pass on: mrp_sm_ring_open() */
-	MRP_LOC_OPEN_REPEATED,	/* the same, on a repeated report */
 	MRP_LOC_OPEN_SINCE,	/* the same, on a closed report a loss
 				 * overtook */
 	MRP_LOC_CLOSED,		/* pass on: mrp_sm_test_seen() */
 };
 
 /*
- * A notification of port @p (the other ring port @q) carries @flag.
- * @flag_now(@arg) returns the flag as the kernel has it now when more
- * notifications wait to be read, else -1; it is called only for a
- * notification that would be passed on.  Updates @p.
+ * A notification of port @p carries @flag.  @flag_now(@arg) returns the
+ * flag as the kernel has it now when more notifications wait to be read,
+ * else -1; it is called only for a notification that changes the flag.
+ * Updates @p.
  */
-enum mrp_loc_verdict mrp_loc_notify(const struct mrp_sm *sm,
-				    struct mrp_loc *p,
-				    const struct mrp_loc *q, bool flag,
-				    uint64_t now,
+enum mrp_loc_verdict mrp_loc_notify(struct mrp_loc *p, bool flag,
 				    int (*flag_now)(void *arg), void *arg);
 const char *mrp_loc_verdict_name(enum mrp_loc_verdict v);
 

@@ -1398,9 +1398,7 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 
 				if (l->type != RTM_NEWLINK || !l->has_ring_open)
 					continue;
-				v = mrp_loc_notify(&r->sm, &p->ro,
-						   &r->port[!i].ro,
-						   l->ring_open, now,
+				v = mrp_loc_notify(&p->ro, l->ring_open,
 						   queued_flag_now, p);
 				logmsg(2, "%s: ring-open flag %u (was %d): %s",
 				       p->name, l->ring_open, was,

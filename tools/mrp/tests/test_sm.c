@@ -1481,43 +1481,42 @@ static int flag_now(void *arg)
 	return fake_flag_now;
 }
 
-static enum mrp_loc_verdict notify(struct mrp_loc *p, const struct mrp_loc *q,
-				   bool flag, int kernel_now)
+static enum mrp_loc_verdict notify(struct mrp_loc *p, bool flag,
+				   int kernel_now)
 {
 	fake_flag_now = kernel_now;
-	return mrp_loc_notify(&E.sm, p, q, flag, E.now, flag_now, NULL);
+	return mrp_loc_notify(p, flag, flag_now, NULL);
 }
 
 static void loc_changes_only(void)
 {
-	struct mrp_loc p = { 0 }, q = { 0 };
+	struct mrp_loc p = { 0 };
 
 	mrm_closed();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
 	flag_now_calls = 0;
-	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_NONE);
 	CHECK_EQ(flag_now_calls, 0);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_OPEN);
 	CHECK_EQ(p.flag, 1);
-	CHECK_EQ(p.open_seen, E.now);
 	advance(100000);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
-	CHECK_EQ(notify(&p, &q, 0, 0), MRP_LOC_CLOSED);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 0, 0), MRP_LOC_CLOSED);
 	CHECK_EQ(p.flag, 0);
 }
 
 static void loc_own_flush_echo(void)
 {
-	struct mrp_loc p = { .flag = 1, .self_notify = 1 }, q = { 0 };
+	struct mrp_loc p = { .flag = 1, .self_notify = 1 };
 
 	env_init(MRP_ROLE_MRC, 10);
 	ev_start(true, true);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OWN_FLUSH);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_OWN_FLUSH);
 	CHECK_EQ(p.self_notify, 0);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
 	/* an echo never hides a change */
 	p.self_notify = 1;
-	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_CLOSED);
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_CLOSED);
 	CHECK_EQ(p.self_notify, 1);
 }
 
@@ -1529,23 +1528,23 @@ static void loc_own_flush_echo(void)
  */
 static void loc_old_news_manager(void)
 {
-	struct mrp_loc p = { 0 }, q = { 0 };
+	struct mrp_loc p = { 0 };
 
 	mrm_closed();
-	CHECK_EQ(notify(&p, &q, 1, 1), MRP_LOC_OPEN);
+	CHECK_EQ(notify(&p, 1, 1), MRP_LOC_OPEN);
 	ev_open();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RO);
-	/* closed and open again before we read it: no transition */
-	CHECK_EQ(notify(&p, &q, 0, 1), MRP_LOC_OLD_NEWS);
+	/* closed and lost again before we read it: the loss is news */
+	CHECK_EQ(notify(&p, 0, 1), MRP_LOC_OPEN_SINCE);
 	CHECK_EQ(p.flag, 1);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
 	/* closed for good, read behind a stale open */
-	CHECK_EQ(notify(&p, &q, 0, 0), MRP_LOC_CLOSED);
+	CHECK_EQ(notify(&p, 0, 0), MRP_LOC_CLOSED);
 	ev_seen();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
-	CHECK_EQ(notify(&p, &q, 1, 0), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(notify(&p, 1, 0), MRP_LOC_OLD_NEWS);
 	CHECK_EQ(p.flag, 0);
-	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_NONE);
 }
 
 /*
@@ -1566,59 +1565,83 @@ static void loc_monitor_loss_behind_old_news(void)
 	ev_yield(0, &better);
 	CHECK(!E.sm.mrm_mode && E.sm.test_monitor, "monitoring");
 	advance(10000);
-	CHECK_EQ(notify(&p, &q, 0, 1), MRP_LOC_OPEN_SINCE);
+	CHECK_EQ(notify(&p, 0, 1), MRP_LOC_OPEN_SINCE);
 	CHECK_EQ(p.flag, 1);
-	CHECK_EQ(notify(&q, &p, 0, 1), MRP_LOC_OPEN_SINCE);
+	CHECK_EQ(notify(&q, 0, 1), MRP_LOC_OPEN_SINCE);
 	ev_open();
 	CHECK(E.sm.mrm_mode, "took over");
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
-	CHECK_EQ(notify(&q, &p, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&q, 1, -1), MRP_LOC_NONE);
 	/* a monitor's loss that healed before we read it stays old news */
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
 	ev_yield(0, &better);
 	p.flag = 0;
-	p.open_seen = 0;
-	CHECK_EQ(notify(&p, &q, 1, 0), MRP_LOC_OLD_NEWS);
-	CHECK_EQ(notify(&p, &q, 0, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 1, 0), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_NONE);
 	CHECK(!E.sm.mrm_mode, "still client");
 }
 
 /*
- * Monitor mode: the flag may be 1 from an earlier loss.  A lone
- * notification that still says 1 is something else; two one interval
- * apart are the kernel repeating a loss.
+ * Monitor mode: the bridge clears the flags as the monitor begins and then
+ * repeats its report every interval while the manager is silent.  The
+ * first report is the loss; the repeats, and any other notification that
+ * still says 1, are no change, however they are spaced.
  */
 static void loc_monitor_repeat(void)
 {
 	struct mrp_pdu better = pdu_of(MRP_TLV_TEST, 0x8000, MAC_LOW);
-	struct mrp_loc p = { .flag = 1 }, q = { 0 };
+	struct mrp_loc p = { .flag = 1 };
 
 	env_init(MRP_ROLE_MRA, 10);
 	ev_start(true, true);
 	advance(20000);
 	ev_yield(0, &better);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_CLOSED);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_OPEN);
 	advance(E.sm.test_interval);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
+	advance(E.sm.test_interval / 2);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
 	advance(10 * (uint64_t)E.sm.test_interval);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
-	/* a manager does not read repeats as losses */
-	mrm_closed();
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
 }
 
-/* A closed ring's manager with both flags stuck at 1 sees the pair. */
-static void loc_manager_pair(void)
+/*
+ * A closed ring's manager.  Flags still 1 from while the ring was open
+ * are cleared by the bridge as the ring closes, so the next loss is a
+ * change; a report of 1 without that clear in between (a stock bridge) is
+ * no change, and never opens the ring on its own, however many come and
+ * however close together, on one port or both.
+ */
+static void loc_manager_closed(void)
 {
 	struct mrp_loc p = { .flag = 1 }, q = { .flag = 1 };
+	unsigned k;
 
 	mrm_closed();
 	CHECK_EQ(E.sm.mrm_state, MRM_CHK_RC);
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_NONE);
-	q.open_seen = E.now;
-	CHECK_EQ(notify(&p, &q, 1, -1), MRP_LOC_OPEN_REPEATED);
+	for (k = 0; k < 4; k++) {
+		CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
+		CHECK_EQ(notify(&q, 1, -1), MRP_LOC_NONE);
+		advance(k & 1 ? E.sm.test_interval : 100);
+	}
+	/* the clear, read in order: nothing to do in CHK_RC */
+	CHECK_EQ(notify(&p, 0, -1), MRP_LOC_CLOSED);
+	CHECK_EQ(notify(&q, 0, -1), MRP_LOC_CLOSED);
+	/* the next loss */
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_OPEN);
+	CHECK_EQ(notify(&q, 1, -1), MRP_LOC_OPEN);
+	/* a loss from before the close, read behind the clear: old news */
+	p.flag = 0;
+	CHECK_EQ(notify(&p, 1, 0), MRP_LOC_OLD_NEWS);
+	CHECK_EQ(p.flag, 0);
+	/* the clear, read behind which a new loss waits: the loss is news */
+	p.flag = 1;
+	CHECK_EQ(notify(&p, 0, 1), MRP_LOC_OPEN_SINCE);
+	CHECK_EQ(p.flag, 1);
+	CHECK_EQ(notify(&p, 1, -1), MRP_LOC_NONE);
 	CHECK_EQ(mrp_loc_verdict_name(MRP_LOC_OPEN_SINCE)[0], 'o');
 	CHECK_EQ(mrp_loc_verdict_name((enum mrp_loc_verdict)99)[0], '?');
 }
@@ -1892,7 +1915,7 @@ int main(void)
 	RUN(loc_old_news_manager);
 	RUN(loc_monitor_loss_behind_old_news);
 	RUN(loc_monitor_repeat);
-	RUN(loc_manager_pair);
+	RUN(loc_manager_closed);
 	RUN(adopt_mrm_closed);
 	RUN(adopt_mrm_open);
 	RUN(adopt_mrm_prm_up);
