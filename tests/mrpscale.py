@@ -476,6 +476,58 @@ def manager_counts(vm, glitches=True):
     return st[0]["openings"], losses, n, st[0]["counters"]["old_news"]
 
 
+def closed_while_broken(vm, profile):
+    """The manager closes the ring with no test frame of its own back,
+    while the ring is still broken, and must see it break.
+
+    Node 1 is a client that cannot block ("non-blocking 1"): when its
+    secondary comes back, its MRP_LinkUp says so and the manager blocks
+    its own secondary at once (IEC 62439-2), without waiting for its test
+    frames.  The manager does not react to MRP_LinkChange otherwise
+    ("react 0"), so only its test tells it of a break.  Cables 1 and 2
+    (node 1's secondary and node 2's, around node 2) are cut: the ring
+    opens.  Cable 1 comes back: node 1's LinkUp closes the ring, which is
+    still broken at cable 2, so node 1 and node 2 are cut off from the
+    manager's side until the manager finds out from its test.  It must
+    open the ring again, and node 2 be reachable from the manager round
+    the ring's other way.  The losses the ring ports reported while it was
+    open must not hide the new one: the bridge forgets them when the ring
+    closes, and the switch's engine checks the closed ring afresh (a
+    loss left set would be no change, and the engine reports changes
+    only).  Then the ring is whole again, closed, with no storm."""
+    roles = {0: "mrm", 1: "mrc non-blocking 1"}
+    R.mrpd_rings(vm, profile=profile, react=0, roles=roles)
+    try:
+        R.wait_ring(vm, 0, "ring", "closed")
+        R.settle(vm, 2000)
+        before = R.mrpd_state(vm, [0])[0]
+        R.cut(vm, 1)
+        R.cut(vm, 2)
+        try:
+            R.wait_ring(vm, 0, "openings", before["openings"] + 1)
+            R.wait_link_heard(vm, 1, up=False)
+            R.wait_link_heard(vm, 2, up=False)
+            R.cut(vm, 1, up=True)
+            R.wait_ring(vm, 0, "openings", before["openings"] + 2)
+            st = R.mrpd_state(vm, [0])[0]
+            # open, closed by node 1's LinkUp, open again
+            assert st["transitions"] - before["transitions"] == 3, (
+                before, st, R.mrpd_log_tail(vm, 0))
+            assert st["ring_state"] == "open", st
+            R.vm_ping(vm, 0, 2)
+        finally:
+            R.cut(vm, 1, up=True)
+            R.cut(vm, 2, up=True)
+        R.wait_ring(vm, 0, "ring", "closed")
+        R.settle(vm, 2000)
+        manager_secondary_blocked(vm)
+        if not hasattr(vm, "ring_ports"):       # switch cables captured
+            R.no_broadcast_storm(vm)
+    finally:
+        R.mrpd_rings(vm, profile=profile)
+        R.wait_ring(vm, 0, "ring", "closed")
+
+
 def manager_secondary_blocked(vm):
     """The port the manager's mrpd calls secondary is the blocked one.  A
     manager whose primary went down swaps the roles (IEC 62439-2), so after

@@ -178,6 +178,13 @@ def test_mrpd_three_mras_once_per_cable(vm):
 
 
 
+def test_mrpd_closed_while_broken(vm):
+    """A ring the manager closed on a client's MRP_LinkUp while it was
+    still broken elsewhere opens again (tests/mrpscale.py)."""
+    S.started(vm, PROFILE)
+    S.closed_while_broken(vm, PROFILE)
+
+
 # IEC 62439-2's four recovery profiles: (MRP_Test interval us, max-miss)
 PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 

@@ -95,3 +95,10 @@ def test_mrpd_manager_once_per_cable(vm):
 def test_mrpd_three_mras_once_per_cable(vm):
     S.started(vm, PROFILE)
     S.mrpd_three_mras_once_per_cable(vm)
+
+
+def test_mrpd_closed_while_broken(vm):
+    """As in test_mrp_hw.py: the bridge's software test, which repeats its
+    loss report every interval while the ring state is closed."""
+    S.started(vm, PROFILE)
+    S.closed_while_broken(vm, PROFILE)

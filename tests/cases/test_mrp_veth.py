@@ -19,7 +19,7 @@ PORTS_0 = ("v0a", "v0b")   # the MRM's
 # pairs, which test_mrp_sw.py covers on mrpsim ports in make check.
 LONG = ("ring_closed_secondary_blocked", "traffic_crosses_the_ring",
         "cut_and_restore_each_link", "mrpd_manager_once_per_cable",
-        "mrpd_three_mras_once_per_cable")
+        "mrpd_three_mras_once_per_cable", "mrpd_closed_while_broken")
 
 
 def topology():
@@ -65,4 +65,9 @@ def test_mrpd_manager_once_per_cable(vm):
 
 def test_mrpd_three_mras_once_per_cable(vm):
     S.mrpd_three_mras_once_per_cable(vm)
+
+
+def test_mrpd_closed_while_broken(vm):
+    S.started(vm, PROFILE)
+    S.closed_while_broken(vm, PROFILE)
     vm.cables.stop()
