@@ -269,12 +269,22 @@ static void mrpsim_test_stop(MrpsimRing *r)
 }
 
 /*
+ * The test checks the ring afresh: a new generation, whose events are
+ * told from the last one's, with no port lost and no miss counted.
+ */
+static void mrpsim_test_afresh(MrpsimRing *r)
+{
+    r->gen = (r->gen + 1) & 0xff;
+    r->miss[0] = r->miss[1] = 0;
+    r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+}
+
+/*
  * The manager's software closed the ring (RING_STATE open -> closed): a
- * generating test checks it afresh, as a new generation, with no port
- * lost and no miss counted.  A loss left from while the ring was open
- * would raise no event when the closed ring breaks again, and software
- * that clears its own record of losses on closing would never hear of
- * that break; events already raised carry the old generation.
+ * generating test checks it afresh.  A loss left from while the ring was
+ * open would raise no event when the closed ring breaks again, and
+ * software that clears its own record of losses on closing would never
+ * hear of that break; events already raised carry the old generation.
  */
 static void mrpsim_test_close(MrpsimRing *r)
 {
@@ -282,9 +292,7 @@ static void mrpsim_test_close(MrpsimRing *r)
         !mrpsim_ring_generates(r)) {
         return;
     }
-    r->gen = (r->gen + 1) & 0xff;
-    r->miss[0] = r->miss[1] = 0;
-    r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+    mrpsim_test_afresh(r);
     trace_mrpsim_mrp_test_close(mrpsim_id(r->s), r->idx, r->gen);
 }
 
@@ -350,10 +358,7 @@ static void mrpsim_test_start(MrpsimRing *r)
     bool running = r->status & MRPSIM_MRP_STATUS_RUNNING;
 
     if (!running) {
-        /* a new test: its events are told from the last one's */
-        r->gen = (r->gen + 1) & 0xff;
-        r->miss[0] = r->miss[1] = 0;
-        r->status &= ~(MRPSIM_MRP_STATUS_P_LOST | MRPSIM_MRP_STATUS_S_LOST);
+        mrpsim_test_afresh(r);
         mrpsim_report_arm(r);
     }
     r->status |= MRPSIM_MRP_STATUS_RUNNING;
