@@ -428,14 +428,18 @@ static int mrpsim_mrp_role_del(struct mrpsim_port *port,
  * A monitor (an MRA that gave way) gets no such frame and is told too:
  * else the loss it reports when the manager goes silent finds the flag
  * already set, and the daemon, which acts on changes, never takes over.
+ * A ring that closes (@closing) is checked afresh too, and the bridge
+ * forgets what it was told itself once the handler returns: nothing is
+ * reported lost any more, and there is nothing to tell.
  */
-static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp,
+				  bool closing)
 {
-	bool monitor = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL) &
-		       MRPSIM_TEST_CTRL_MONITOR;
-	bool tell = monitor ||
-		    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
-		    MRPSIM_RSTATE_CLOSED;
+	bool tell = !closing &&
+		    ((mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL) &
+		      MRPSIM_TEST_CTRL_MONITOR) ||
+		     mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
+		     MRPSIM_RSTATE_CLOSED);
 	struct net_device *dev[2] = { mrp->p_dev, mrp->s_dev };
 	bool changed = false;
 	unsigned int k;
@@ -448,6 +452,8 @@ static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 		WRITE_ONCE(port->mrp_hw, mrp->hw);
 		WRITE_ONCE(port->mrp_gen, mrp->gen);
 		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
+		if (closing)
+			port->mrp_reported = false;
 		if (!tell || !port->mrp_reported)
 			continue;
 		/* Pairs with atomic_xchg() in mrpsim_mrp_port_take(). */
@@ -530,7 +536,7 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 	}
 	mrp->test_hw = true;
 	if (fresh)
-		mrpsim_mrp_fresh_test(sw, mrp);
+		mrpsim_mrp_fresh_test(sw, mrp, false);
 
 	return 0;
 }
@@ -550,19 +556,16 @@ static int mrpsim_mrp_test_del(struct mrpsim_port *port,
 	return 0;
 }
 
-/* The manager closed the ring, and the engine's generating test checks
+/* The manager closes the ring, and the engine's generating test checks
  * it afresh (a new generation, no port lost): take the generation before
- * the engine can raise an event of it, and the ports as not lost.  The
- * bridge forgets the losses it was told once this handler returns, so
- * nothing is reported; an event of the old generation still on its way
- * is stale (mrpsim_mrp_port_take()).  Else a loss from while the ring was
- * open would hide the next one: the engine reports changes only.
+ * the engine can raise an event of it, and the ports as not lost.  An
+ * event of the old generation still on its way is stale
+ * (mrpsim_mrp_port_take()).  Else a loss from while the ring was open
+ * would hide the next one: the engine reports changes only.
  */
 static void mrpsim_mrp_closing(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
-	struct net_device *dev[2] = { mrp->p_dev, mrp->s_dev };
 	u32 status, ctrl;
-	unsigned int k;
 
 	if (!mrp->test_hw ||
 	    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_RING_STATE) ==
@@ -574,15 +577,7 @@ static void mrpsim_mrp_closing(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 	    (ctrl & MRPSIM_TEST_CTRL_MONITOR))
 		return;
 	WRITE_ONCE(mrp->gen, FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) + 1);
-	for (k = 0; k < 2; k++) {
-		struct mrpsim_port *port = mrpsim_mrp_local(sw, dev[k]);
-
-		if (!port)
-			continue;
-		WRITE_ONCE(port->mrp_gen, mrp->gen);
-		clear_bit(MRPSIM_PORT_MRP_LOST, &port->mrp_state);
-		port->mrp_reported = false;
-	}
+	mrpsim_mrp_fresh_test(sw, mrp, true);
 }
 
 static int mrpsim_mrp_state_add(struct mrpsim_port *port,
