@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -853,6 +854,15 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	r->adopted = adopt;
 	r->was_manager = cfg.role != MRP_ROLE_MRC;
 	r->created_us = now_us();
+	/*
+	 * The MRP_SequenceID of the ring's frames starts anywhere, so that a
+	 * ring created again, or taken over by a restarted mrpd, does not
+	 * repeat the sequence IDs its predecessor sent a moment before:
+	 * captures (and receivers that drop repeats) tell the two apart.
+	 */
+	if (getrandom(&r->seq, sizeof(r->seq), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(r->seq))
+		r->seq = (uint16_t)(r->created_us ^ (uint64_t)getpid());
 	mrp_sm_init(&r->sm, &cfg);
 
 	if (!adopt) {
