@@ -29,6 +29,7 @@
 #define BUF_SIZE        2048
 #define IV_US           1000
 #define MRP_FRAME_LEN   60
+#define MS              1000000LL   /* ns */
 
 typedef struct Ring {
     uint64_t base;
@@ -471,6 +472,83 @@ static size_t mrp_ctrl_frame(uint8_t *f, uint8_t tlv)
     return MRP_FRAME_LEN;
 }
 
+/* ---- FDB and L2 forwarding ---- */
+
+static const uint8_t host[5][6] = {
+    { 0x02, 0x00, 0x00, 0x00, 0x0b, 0x00 },
+    { 0x02, 0x00, 0x00, 0x00, 0x0b, 0x01 },
+    { 0x02, 0x00, 0x00, 0x00, 0x0b, 0x02 },
+    { 0x02, 0x00, 0x00, 0x00, 0x0b, 0x03 },
+    { 0x02, 0x00, 0x00, 0x00, 0x0b, 0x04 },
+};
+#define L2_CTRL (MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN | \
+                 MRPSIM_PORT_CTRL_FLOOD_ALL)
+
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+
+/* An IPv4-typed frame from @sa to @da. */
+static size_t host_frame(uint8_t *f, size_t len, const uint8_t *sa,
+                         const uint8_t *da)
+{
+    data_frame(f, len, sa[5]);
+    memcpy(f, da, 6);
+    memcpy(f + 6, sa, 6);
+    return len;
+}
+
+/* Run an FDB command on @mac with FDB_ENTRY @entry; returns its status. */
+static uint32_t fdb_cmd(Sw *sw, uint32_t cmd, const uint8_t *mac,
+                        uint32_t entry)
+{
+    wr(sw, MRPSIM_REG_FDB_MAC_LO, ldl_le_p(mac));
+    wr(sw, MRPSIM_REG_FDB_MAC_HI, lduw_le_p(mac + 4));
+    wr(sw, MRPSIM_REG_FDB_ENTRY, entry);
+    wr(sw, MRPSIM_REG_FDB_CMD, cmd);
+    return rd(sw, MRPSIM_REG_FDB_CMD);
+}
+
+/* FDB_ENTRY of slot @idx, its MAC in @mac. */
+static uint32_t fdb_read(Sw *sw, uint32_t idx, uint8_t *mac)
+{
+    wr(sw, MRPSIM_REG_FDB_INDEX, idx);
+    wr(sw, MRPSIM_REG_FDB_CMD, MRPSIM_FDB_CMD_READ);
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_FDB_CMD), ==, MRPSIM_FDB_OK);
+    stl_le_p(mac, rd(sw, MRPSIM_REG_FDB_MAC_LO));
+    stw_le_p(mac + 4, rd(sw, MRPSIM_REG_FDB_MAC_HI));
+    return rd(sw, MRPSIM_REG_FDB_ENTRY);
+}
+
+/* The next event is an FDB event for @port, @why; returns its index. */
+static uint32_t expect_fdb_ev(Ctx *t, Sw *sw, uint8_t port, uint32_t why)
+{
+    Ev ev;
+
+    g_assert(ev_next(t, sw, &ev));
+    g_assert_cmpuint(ev.type, ==, MRPSIM_EV_FDB);
+    g_assert_cmpuint(ev.port, ==, port);
+    g_assert_cmpuint(ev.ring, ==, MRPSIM_EV_NONE);
+    g_assert_cmpuint((ev.data & MRPSIM_EV_FDB_WHY_MASK) >>
+                     MRPSIM_EV_FDB_WHY_SHIFT, ==, why);
+    g_assert_cmpuint(ev.data & MRPSIM_EV_FDB_INDEX_MASK, <,
+                     MRPSIM_FDB_ENTRIES);
+    return ev.data & MRPSIM_EV_FDB_INDEX_MASK;
+}
+
+/* Frames waiting on @port's RX ring, each checked and consumed. */
+static int rx_count(Ctx *t, Sw *sw, int port, uint16_t want_status)
+{
+    uint8_t g[BUF_SIZE];
+    uint16_t status;
+    int n = 0;
+
+    while (rx(t, sw, port, g, &status, NULL) >= 0) {
+        g_assert_cmphex(status, ==, want_status);
+        n++;
+    }
+    return n;
+}
+
 /* ---- Tests ---- */
 
 static void test_ident(void)
@@ -497,14 +575,15 @@ static void test_ident(void)
                     MRPSIM_PCI_CLASS);
     g_assert_cmphex(qpci_config_readb(a->dev, PCI_INTERRUPT_PIN), ==, 0);
     g_assert_cmphex(rd(a, MRPSIM_REG_ID), ==, MRPSIM_ID);
-    g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10000);
+    g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10001);
     g_assert_cmphex(rd(a, MRPSIM_REG_CAP), ==,
                     4 | 3 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA);
-    g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2);
+    g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2 | MRPSIM_CAP_L2);
     g_assert_cmphex(rd(c, MRPSIM_REG_CAP), ==,
                     8 | 4 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_SIZE), ==, MRPSIM_FDB_ENTRIES);
     g_assert_cmphex(rd(c, MRPSIM_REG_IRQ_MASK), ==, 0x1ff);
     g_assert_cmphex(prd(c, 7, MRPSIM_PORT_STATUS), ==,
                     MRPSIM_PORT_STATUS_LINK);
@@ -522,7 +601,8 @@ static void test_ident(void)
     /* power-on state: all vectors masked, ports enabled forwarding */
     g_assert_cmphex(rd(a, MRPSIM_REG_IRQ_MASK), ==, 0x1f);
     g_assert_cmphex(rd(b, MRPSIM_REG_IRQ_MASK), ==, 0x7);
-    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_CTRL), ==,
+                    MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL);
     /* link follows the backend; unconnected ports are down */
     g_assert_cmphex(prd(a, 0, MRPSIM_PORT_STATUS), ==, 0);
     g_assert_cmphex(prd(a, 1, MRPSIM_PORT_STATUS), ==,
@@ -962,13 +1042,21 @@ static void check_power_on(Ctx *t, Sw *sw)
     g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_BASE_LO), ==, 0);
     g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_HEAD), ==, 0);
     g_assert_cmphex(rd(sw, MRPSIM_REG_EVQ_DROPS), ==, 0);
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_FDB_COUNT), ==, 0);
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_FDB_AGEING), ==,
+                     MRPSIM_FDB_AGEING_DEFAULT);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_FDB_ENTRY), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_FDB_MAC_LO), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_FDB_INDEX), ==, 0);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_FDB_CMD), ==, MRPSIM_FDB_OK);
     for (p = 0; p < 2; p++) {
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_TXQ + MRPSIM_Q_CTRL), ==, 0);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_RXQ + MRPSIM_Q_CTRL), ==, 0);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_TXQ + MRPSIM_Q_HEAD), ==, 0);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_RXQ + MRPSIM_Q_TAIL), ==, 0);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_CTRL), ==,
-                        MRPSIM_PORT_CTRL_EN);
+                        MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL);
+        g_assert_cmphex(prd(sw, p, MRPSIM_PORT_FWD_MASK), ==, 0);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_MAC_HI), ==,
                         (0x40 + p) << 8);
         for (c = 0; c < MRPSIM_PORT_NUM_COUNTERS; c++) {
@@ -1023,6 +1111,16 @@ static void test_reset(void)
     pwr(sw, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
         MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
     pwr(sw, 0, MRPSIM_PORT_MAC_HI, 0x1234);
+    pwr(sw, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PORT_CTRL_LEARN);
+    pwr(sw, 0, MRPSIM_PORT_FWD_MASK, 0x3);
+    wr(sw, MRPSIM_REG_FDB_AGEING, 1000);
+    g_assert_cmpuint(fdb_cmd(sw, MRPSIM_FDB_CMD_ADD, host[1],
+                             1 | MRPSIM_FDB_ENTRY_STATIC), ==,
+                     MRPSIM_FDB_OK);
+    port_rings(t, b, 0, BUF_SIZE);
+    tx(t, b, 0, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpuint(rd(sw, MRPSIM_REG_FDB_COUNT), ==, 2);
     start_mrm(sw, MRPSIM_ROLE_MRM, IV_US, 3);
     wr(sw, MRPSIM_PORT_BASE(0) + MRPSIM_PORT_TXQ + MRPSIM_Q_TAIL, 99);
     mwr(sw, 0, MRPSIM_MRP_PRIO, 0x1000);
@@ -1034,6 +1132,9 @@ static void test_reset(void)
 
     wr(sw, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
     check_power_on(t, sw);
+    g_assert_cmpuint(fdb_cmd(sw, MRPSIM_FDB_CMD_DEL, host[1], 0), ==,
+                     MRPSIM_FDB_NOT_FOUND);
+    wr(sw, MRPSIM_REG_FDB_CMD, 0);
     /* the test timer is stopped: no more frames on the wire */
     qtest_clock_step(t->qts, 10 * IV_US * 1000);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 3);
@@ -1714,10 +1815,19 @@ static void test_mrp_regs(void)
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_SA_HI), ==, 0x0605);
     mwr(sw, 0, MRPSIM_MRP_DOMAIN(2), 0x01020304);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_DOMAIN(2)), ==, 0x01020304);
-    /* invalid port state */
-    pwr(sw, 0, MRPSIM_PORT_CTRL, 7);
+    /* invalid port states (5 to 7): the whole write is ignored */
+    pwr(sw, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        5 << MRPSIM_PORT_CTRL_STATE_SHIFT);
     expect_err(sw, MRPSIM_ERR_REG, 0);
-    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    pwr(sw, 0, MRPSIM_PORT_CTRL, 0xffffffff);
+    expect_err(sw, MRPSIM_ERR_REG, 0);
+    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_CTRL), ==,
+                    MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL);
+    /* the others are kept, undefined bits read 0 */
+    pwr(sw, 0, MRPSIM_PORT_CTRL, 0xffffff00 | MRPSIM_PORT_CTRL_LEARN |
+        MRPSIM_PSTATE_LEARNING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    g_assert_cmphex(prd(sw, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_LEARN |
+                    MRPSIM_PSTATE_LEARNING << MRPSIM_PORT_CTRL_STATE_SHIFT);
     shutdown_ctx(t);
 }
 
@@ -2100,6 +2210,15 @@ static void test_migrate(void)
     start_mrm(a, MRPSIM_ROLE_MRM, IV_US, 3);
     wait_cnt(a, 0, MRPSIM_CNT_MRP_TEST_RX, own);
     wait_cnt(a, 1, MRPSIM_CNT_MRP_TEST_RX, own);
+    /* the FDB: a static entry, one learned, forwarding masks */
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             1 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    pwr(b, 1, MRPSIM_PORT_CTRL, L2_CTRL);
+    pwr(b, 1, MRPSIM_PORT_FWD_MASK, 0x3);
+    wr(b, MRPSIM_REG_FDB_AGEING, 100);
+    port_rings(src, a, 1, BUF_SIZE);
+    tx(src, a, 1, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 1);
 
     dst->qs = qtest_pc_boot("-nodefaults " TWO_SWITCHES " -incoming %s",
                             uri);
@@ -2118,6 +2237,12 @@ static void test_migrate(void)
 
     g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 2);
     g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 2);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_DEL, host[3], 0), ==,
+                     MRPSIM_FDB_OK);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_FWD_MASK), ==, 0x3);
+    g_assert_cmphex(prd(b, 1, MRPSIM_PORT_CTRL), ==, L2_CTRL);
     g_assert_cmphex(mstatus(a, 0), ==,
                     MRPSIM_MRP_STATUS_RUNNING);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
@@ -2136,7 +2261,352 @@ static void test_migrate(void)
     g_assert_cmpint(rx(dst, b, 0, f, NULL, NULL), ==, 64);
     set_link(dst, "a0", false);
     expect_ev(dst, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    /* the learned entry ages on at the destination */
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 1);
+    qtest_clock_step(dst->qts, 120 * MS);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 0);
     shutdown_ctx(dst);
+}
+
+/* ---- L2 forwarding ---- */
+
+/* sw0's three ports cabled to sw1's, whose CPU plays three hosts. */
+#define L2_SWITCHES \
+    "-netdev hubport,id=a0,hubid=1 -netdev hubport,id=b0,hubid=1 " \
+    "-netdev hubport,id=a1,hubid=2 -netdev hubport,id=b1,hubid=2 " \
+    "-netdev hubport,id=a2,hubid=3 -netdev hubport,id=b2,hubid=3 " \
+    "-device mrpsim,id=sw0,addr=4,ports=3,netdev0=a0,netdev1=a1," \
+    "netdev2=a2 " \
+    "-device mrpsim,id=sw1,addr=5,ports=3,netdev0=b0,netdev1=b1,netdev2=b2"
+
+static void l2_setup(Ctx *t, Sw *a, Sw *h)
+{
+    int p;
+
+    for (p = 0; p < 3; p++) {
+        port_rings(t, a, p, BUF_SIZE);
+        port_rings(t, h, p, BUF_SIZE);
+        pwr(a, p, MRPSIM_PORT_CTRL, L2_CTRL);
+        pwr(a, p, MRPSIM_PORT_FWD_MASK, 0xff);
+        g_assert_cmphex(prd(a, p, MRPSIM_PORT_FWD_MASK), ==, 0x7);
+    }
+    evq_setup(t, a, EVQ_SIZE);
+}
+
+/* What reached hosts 0, 1, 2 since the last call, as a 3-digit number. */
+static int hosts_rx(Ctx *t, Sw *h)
+{
+    return rx_count(t, h, 0, MRPSIM_DESC_DONE) * 100 +
+           rx_count(t, h, 1, MRPSIM_DESC_DONE) * 10 +
+           rx_count(t, h, 2, MRPSIM_DESC_DONE);
+}
+
+static void test_l2_forward(void)
+{
+    Ctx *t = boot(L2_SWITCHES, 2);
+    Sw *a = &t->sw[0], *h = &t->sw[1];
+    const uint16_t fwd = MRPSIM_DESC_DONE | MRPSIM_DESC_FWD;
+    uint8_t f[BUF_SIZE], mac[6];
+    uint32_t idx;
+
+    l2_setup(t, a, h);
+
+    /* a broadcast: its source learned, flooded, and to the CPU with FWD */
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    idx = expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmphex(fdb_read(a, idx, mac), ==, 0 | MRPSIM_FDB_ENTRY_VALID);
+    g_assert(!memcmp(mac, host[0], 6));
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmpint(hosts_rx(t, h), ==, 11);
+    g_assert_cmpint(rx_count(t, a, 0, fwd), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLOOD), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_LEARNED), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_RX_CPU), ==, 1);
+
+    /* known unicast goes to its port only, not to the CPU */
+    tx(t, h, 1, f, host_frame(f, 64, host[1], host[0]));
+    expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(hosts_rx(t, h), ==, 100);
+    g_assert_cmpint(rx_count(t, a, 1, 0), ==, 0);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_L2_FWD), ==, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_CPU), ==, 0);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_TX_FRAMES), ==, 1);
+
+    /* unknown unicast floods; a destination on the ingress port drops */
+    tx(t, h, 1, f, host_frame(f, 64, host[1], host[3]));
+    g_assert_cmpint(hosts_rx(t, h), ==, 101);
+    g_assert_cmpint(rx_count(t, a, 1, fwd), ==, 1);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[0]));
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+    g_assert_cmpint(rx_count(t, a, 0, 0), ==, 0);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_DROP), ==, 1);
+
+    /* link-local and MRP frames: to the CPU only, never forwarded */
+    tx(t, h, 0, f, lldp_frame(f, 0x0e));
+    expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_LEARNED);      /* sa0 */
+    g_assert_cmpint(rx_count(t, a, 0, MRPSIM_DESC_DONE), ==, 1);
+    tx(t, h, 0, f, mrp_ctrl_frame(f, 0x03));
+    g_assert_cmpint(rx_count(t, a, 0, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP),
+                    ==, 1);
+    tx(t, h, 0, f, mrp_test_frame(f, host[2], 1));
+    g_assert_cmpint(rx_count(t, a, 0, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP),
+                    ==, 1);
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+
+    /* flood flags are egress flags, one per kind of destination */
+    pwr(a, 2, MRPSIM_PORT_CTRL, L2_CTRL & ~MRPSIM_PORT_CTRL_FLOOD_UC);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[4]));
+    g_assert_cmpint(hosts_rx(t, h), ==, 10);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 11);
+    pwr(a, 2, MRPSIM_PORT_CTRL, L2_CTRL & ~MRPSIM_PORT_CTRL_FLOOD_MC);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], mcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 10);
+    pwr(a, 2, MRPSIM_PORT_CTRL, L2_CTRL & ~MRPSIM_PORT_CTRL_FLOOD_BC);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 10);
+    g_assert_cmpint(rx_count(t, a, 0, fwd), ==, 4);
+    pwr(a, 2, MRPSIM_PORT_CTRL, L2_CTRL);
+
+    /* a blocking port: nothing to it, nothing from it, no learning */
+    pwr(a, 1, MRPSIM_PORT_CTRL, L2_CTRL |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[1]));
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_DROP), ==, 2);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 1);
+    tx(t, h, 1, f, host_frame(f, 64, host[2], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_DROP_BLOCKED), ==, 1);
+    /* listening: the same */
+    pwr(a, 1, MRPSIM_PORT_CTRL, L2_CTRL |
+        MRPSIM_PSTATE_LISTENING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, h, 1, f, host_frame(f, 64, host[2], bcast));
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_DROP_BLOCKED), ==, 2);
+    /* learning: learns, forwards nothing */
+    pwr(a, 1, MRPSIM_PORT_CTRL, L2_CTRL |
+        MRPSIM_PSTATE_LEARNING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, h, 1, f, host_frame(f, 64, host[4], host[0]));
+    expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_RX_DROP_BLOCKED), ==, 3);
+    g_assert_cmpint(rx_count(t, a, 0, fwd), ==, 1);
+    g_assert_cmpint(rx_count(t, a, 1, 0), ==, 0);
+    expect_no_ev(t, a);
+
+    /* two bridges: ports 0 and 1, and port 2 alone */
+    pwr(a, 1, MRPSIM_PORT_CTRL, L2_CTRL);
+    pwr(a, 0, MRPSIM_PORT_FWD_MASK, 0x3);
+    pwr(a, 1, MRPSIM_PORT_FWD_MASK, 0x3);
+    pwr(a, 2, MRPSIM_PORT_FWD_MASK, 0);
+    tx(t, h, 2, f, host_frame(f, 64, host[2], bcast));
+    expect_fdb_ev(t, a, 2, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+    g_assert_cmpint(rx_count(t, a, 2, MRPSIM_DESC_DONE), ==, 1);
+    /* host 2 is known, on a port of the other bridge: unknown here */
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[2]));
+    g_assert_cmpint(hosts_rx(t, h), ==, 10);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 10);
+    g_assert_cmpint(rx_count(t, a, 0, fwd), ==, 2);
+    g_assert_cmpuint(cnt(a, 2, MRPSIM_CNT_TX_FRAMES), ==, 4);
+
+    /* a station that moves */
+    tx(t, h, 1, f, host_frame(f, 64, host[0], bcast));
+    g_assert_cmpuint(expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_MOVED), ==, idx);
+    g_assert_cmphex(fdb_read(a, idx, mac), ==, 1 | MRPSIM_FDB_ENTRY_VALID);
+    g_assert_cmpint(hosts_rx(t, h), ==, 100);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 5);
+    expect_no_ev(t, a);
+    shutdown_ctx(t);
+}
+
+static void test_l2_fdb(void)
+{
+    Ctx *t = boot(L2_SWITCHES, 2);
+    Sw *a = &t->sw[0], *h = &t->sw[1];
+    uint8_t f[BUF_SIZE], mac[6], cand[6] = { 0x02, 0x00, 0x00, 0x01 };
+    const uint8_t zero[6] = { 0 };
+    unsigned int i, n, members[MRPSIM_FDB_ENTRIES / MRPSIM_FDB_WAYS];
+    int full = -1;
+    Ev ev;
+
+    l2_setup(t, a, h);
+
+    /* commands and their status */
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             2 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    g_assert_cmphex(fdb_read(a, rd(a, MRPSIM_REG_FDB_INDEX), mac), ==,
+                    2 | MRPSIM_FDB_ENTRY_VALID | MRPSIM_FDB_ENTRY_STATIC);
+    g_assert(!memcmp(mac, host[3], 6));
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, mcast,
+                             2 | MRPSIM_FDB_ENTRY_STATIC), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, zero,
+                             2 | MRPSIM_FDB_ENTRY_STATIC), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[2],
+                             3 | MRPSIM_FDB_ENTRY_STATIC), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[2], 0), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[2],
+                             MRPSIM_FDB_ENTRY_STATIC | 0x800), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_DEL, host[2], 0), ==,
+                     MRPSIM_FDB_NOT_FOUND);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_FLUSH, host[2], 7), ==,
+                     MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(fdb_cmd(a, 9, host[2], 0), ==, MRPSIM_FDB_INVAL);
+    wr(a, MRPSIM_REG_FDB_INDEX, MRPSIM_FDB_ENTRIES);
+    wr(a, MRPSIM_REG_FDB_CMD, MRPSIM_FDB_CMD_READ);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_CMD), ==, MRPSIM_FDB_INVAL);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 1);
+
+    /* a static entry forwards, and its address never moves */
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[3]));
+    expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(hosts_rx(t, h), ==, 1);
+    tx(t, h, 1, f, host_frame(f, 64, host[3], bcast));
+    g_assert_cmpint(hosts_rx(t, h), ==, 101);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             2 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    expect_no_ev(t, a);
+
+    /* a CPU entry traps its frames, without FWD */
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[4],
+                             MRPSIM_FDB_ENTRY_CPU), ==, MRPSIM_FDB_OK);
+    g_assert_cmphex(fdb_read(a, rd(a, MRPSIM_REG_FDB_INDEX), mac), ==,
+                    0xff | MRPSIM_FDB_ENTRY_VALID | MRPSIM_FDB_ENTRY_STATIC |
+                    MRPSIM_FDB_ENTRY_CPU);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], host[4]));
+    g_assert_cmpint(hosts_rx(t, h), ==, 0);
+    g_assert_cmpint(rx_count(t, a, 0, MRPSIM_DESC_DONE), ==, 1);
+
+    /* flush: one port's learned entries, all learned, then all */
+    tx(t, h, 1, f, host_frame(f, 64, host[1], bcast));
+    expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 4);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_FLUSH, zero, 0), ==,
+                     MRPSIM_FDB_OK);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 3);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_FLUSH, zero, 2), ==,
+                     MRPSIM_FDB_OK);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 3);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_FLUSH, zero, 0xff), ==,
+                     MRPSIM_FDB_OK);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 2);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_FLUSH, zero,
+                             0xff | MRPSIM_FDB_ENTRY_STATIC), ==,
+                     MRPSIM_FDB_OK);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 0);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_DEL, host[3], 0), ==,
+                     MRPSIM_FDB_NOT_FOUND);
+    expect_no_ev(t, a);
+
+    /* fill one bucket, found from the slots the device picks */
+    memset(members, 0, sizeof(members));
+    for (i = 0; full < 0; i++) {
+        stw_be_p(cand + 4, i);
+        g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, cand,
+                                 MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+        n = rd(a, MRPSIM_REG_FDB_INDEX) / MRPSIM_FDB_WAYS;
+        if (++members[n] == MRPSIM_FDB_WAYS) {
+            full = n;
+        }
+    }
+    for (n = i, i = 0; i < n; i++) {
+        stw_be_p(cand + 4, i);
+        g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, cand,
+                                 MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+        if (rd(a, MRPSIM_REG_FDB_INDEX) / MRPSIM_FDB_WAYS != full) {
+            g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_DEL, cand, 0), ==,
+                             MRPSIM_FDB_OK);
+        }
+    }
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, MRPSIM_FDB_WAYS);
+    /* the next address of that bucket finds no room */
+    for (;; i++) {
+        stw_be_p(cand + 4, i);
+        if (fdb_cmd(a, MRPSIM_FDB_CMD_ADD, cand, MRPSIM_FDB_ENTRY_STATIC) ==
+            MRPSIM_FDB_FULL) {
+            break;
+        }
+        g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_DEL, cand, 0), ==,
+                         MRPSIM_FDB_OK);
+    }
+    tx(t, h, 1, f, host_frame(f, 64, cand, bcast));
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_L2_LEARN_FULL), ==, 1);
+    expect_no_ev(t, a);
+    memcpy(mac, cand, 6);
+    stw_be_p(cand + 4, 0);
+    for (i = 0; fdb_cmd(a, MRPSIM_FDB_CMD_DEL, cand, 0) != MRPSIM_FDB_OK;
+         i++) {
+        stw_be_p(cand + 4, i + 1);
+    }
+    tx(t, h, 1, f, host_frame(f, 64, mac, bcast));
+    expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, MRPSIM_FDB_WAYS);
+    g_assert_cmpint(hosts_rx(t, h), ==, 303);
+
+    /* an ageing time below the minimum: REG error, value kept */
+    wr(a, MRPSIM_REG_ERR_STATUS, 0xffffffff);
+    wr(a, MRPSIM_REG_FDB_AGEING, MRPSIM_FDB_AGEING_MIN - 1);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_AGEING), ==,
+                     MRPSIM_FDB_AGEING_DEFAULT);
+    expect_err(a, MRPSIM_ERR_REG, 0xff);
+    g_assert(ev_next(t, a, &ev));
+    g_assert_cmpuint(ev.type, ==, MRPSIM_EV_ERROR);
+    expect_no_ev(t, a);
+    shutdown_ctx(t);
+}
+
+static void test_l2_ageing(void)
+{
+    Ctx *t = boot(L2_SWITCHES, 2);
+    Sw *a = &t->sw[0], *h = &t->sw[1];
+    uint8_t f[BUF_SIZE], mac[6];
+    uint32_t i0, i1, i2;
+
+    l2_setup(t, a, h);
+    wr(a, MRPSIM_REG_FDB_AGEING, 100);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             2 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    i0 = expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_LEARNED);
+    tx(t, h, 1, f, host_frame(f, 64, host[1], bcast));
+    i1 = expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+
+    /* host 0 is heard again at 50 ms; host 1 is not */
+    qtest_clock_step(t->qts, 50 * MS);
+    tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    qtest_clock_step(t->qts, 75 * MS);
+    g_assert_cmpuint(expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_AGED), ==, i1);
+    g_assert_cmphex(fdb_read(a, i1, mac), ==, 0xff);
+    g_assert_cmphex(fdb_read(a, i0, mac), ==, 0 | MRPSIM_FDB_ENTRY_VALID);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 2);
+    expect_no_ev(t, a);
+    /* then host 0, heard last at 50 ms: gone between 150 and 162.5 ms */
+    qtest_clock_step(t->qts, 20 * MS);
+    expect_no_ev(t, a);
+    qtest_clock_step(t->qts, 20 * MS);
+    g_assert_cmpuint(expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_AGED), ==, i0);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 1);
+    /* an unknown destination again: flooded */
+    g_assert_cmpint(hosts_rx(t, h), ==, 123);
+    tx(t, h, 1, f, host_frame(f, 64, host[1], host[0]));
+    expect_fdb_ev(t, a, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(hosts_rx(t, h), ==, 101);
+
+    /* AGEING 0: learned entries stay */
+    wr(a, MRPSIM_REG_FDB_AGEING, 0);
+    tx(t, h, 2, f, host_frame(f, 64, host[2], bcast));
+    i2 = expect_fdb_ev(t, a, 2, MRPSIM_FDB_EV_LEARNED);
+    qtest_clock_step(t->qts, 10000 * MS);
+    expect_no_ev(t, a);
+    g_assert_cmphex(fdb_read(a, i2, mac), ==, 2 | MRPSIM_FDB_ENTRY_VALID);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 3);
+    shutdown_ctx(t);
 }
 
 /* A QEMU to migrate into, with the switches of @args. */
@@ -2270,6 +2740,17 @@ static gsize find_ring0(const char *buf, gsize len)
     return p - buf;
 }
 
+/* The FDB entry of @mac in a migration stream: MAC, port, flags, seen. */
+static gsize find_fdb_entry(char *buf, gsize len, const uint8_t *mac)
+{
+    char *p = memmem(buf, len, mac, 6);
+
+    g_assert(p);
+    g_assert_cmpuint((uint8_t)p[7], ==,
+                     (MRPSIM_FDB_ENTRY_VALID | MRPSIM_FDB_ENTRY_STATIC) >> 8);
+    return p - buf;
+}
+
 #define RING0_DEADLINE  30
 #define RING0_END       38
 
@@ -2287,12 +2768,14 @@ static void test_migrate_bad_stream(void)
     g_autofree char *buf = NULL;
     g_autofree char *incoming = NULL;
     QDict *rsp;
-    gsize len, off;
+    gsize len, off, fdb_off;
     int i;
 
     mwr(a, 0, MRPSIM_MRP_TEST_PERIOD, MIG_PERIOD_US);
     start_mrm(a, MRPSIM_ROLE_MRM, MIG_IV_US, MIG_MAX_MISS);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 2);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             1 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
     buf = migrate_to_file(src, &path, &len);
     off = find_ring0(buf, len);
     incoming = g_strdup_printf("exec:cat %s", path);
@@ -2314,6 +2797,22 @@ static void test_migrate_bad_stream(void)
     qtest_clock_step(dst->qts, (int64_t)MIG_IV_US * 1000);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_SEQ_ID), ==, 4);
     shutdown_ctx(dst);
+
+    /* an FDB entry on a port the switch does not have: refused */
+    fdb_off = find_fdb_entry(buf, len, host[3]);
+    buf[fdb_off + 6] = 2;
+    g_assert(g_file_set_contents(path, buf, len, NULL));
+    dst = boot_incoming(TWO_SWITCHES, "defer");
+    qtest_set_expected_status(dst->qts, EXIT_FAILURE);
+    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
+                    " 'arguments': {'uri': %s}}", incoming);
+    qobject_unref(rsp);
+    for (i = 0; i < 1000 && qtest_probe_child(dst->qts); i++) {
+        g_usleep(10000);
+    }
+    g_assert(!qtest_probe_child(dst->qts));
+    shutdown_ctx(dst);
+    buf[fdb_off + 6] = 1;
 
     /* TEST_INTERVAL below 100 us: refused */
     stl_be_p(buf + off, MRPSIM_TEST_INTERVAL_MIN - 1);
@@ -2365,6 +2864,9 @@ int main(int argc, char **argv)
                    test_close_is_new_generation);
     qtest_add_func("/mrpsim/evq-full", test_evq_full);
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
+    qtest_add_func("/mrpsim/l2-forward", test_l2_forward);
+    qtest_add_func("/mrpsim/l2-fdb", test_l2_fdb);
+    qtest_add_func("/mrpsim/l2-ageing", test_l2_ageing);
     qtest_add_func("/mrpsim/migrate", test_migrate);
     qtest_add_func("/mrpsim/migrate-link", test_migrate_link);
     qtest_add_func("/mrpsim/migrate-bad-stream", test_migrate_bad_stream);

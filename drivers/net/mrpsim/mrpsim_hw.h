@@ -60,7 +60,7 @@
 #define MRPSIM_ID			0x4d525053	/* "MRPS" */
 #define MRPSIM_REG_VERSION		0x0004	/* RO, major << 16 | minor */
 #define MRPSIM_VERSION_MAJOR		1
-#define MRPSIM_VERSION_MINOR		0
+#define MRPSIM_VERSION_MINOR		1	/* 1.1: L2 forwarding, FDB */
 #define MRPSIM_VERSION_MAJOR_SHIFT	16
 #define MRPSIM_VERSION_MINOR_MASK	0x0000ffff
 #define MRPSIM_REG_CAP			0x0008	/* RO */
@@ -69,6 +69,7 @@
 #define MRPSIM_CAP_RINGS_MASK		0x00000f00	/* MRP instances */
 #define MRPSIM_CAP_MRP			0x00010000	/* MRP engine present */
 #define MRPSIM_CAP_MRA			0x00020000	/* test monitor mode */
+#define MRPSIM_CAP_L2			0x00040000	/* FDB, L2 forwarding */
 #define MRPSIM_REG_CTRL			0x000c	/* RW */
 #define MRPSIM_CTRL_RESET		0x00000001	/* W: reset, self-clears */
 #define MRPSIM_REG_ERR_STATUS		0x0010	/* RW1C, MRPSIM_ERR_* bits */
@@ -95,6 +96,40 @@
 #define MRPSIM_REG_EVQ_TAIL		0x0050	/* RW, next entry consumed */
 #define MRPSIM_REG_EVQ_CTRL		0x0054	/* RW, MRPSIM_Q_CTRL_* */
 #define MRPSIM_REG_EVQ_DROPS		0x0058	/* RO, events lost (enabled) */
+
+/* FDB: one table of MAC addresses for the whole switch (no VLANs). */
+#define MRPSIM_REG_FDB_SIZE		0x0080	/* RO, entries */
+#define MRPSIM_REG_FDB_COUNT		0x0084	/* RO, entries in use */
+#define MRPSIM_REG_FDB_AGEING		0x0088	/* RW, ms; 0: never age */
+#define MRPSIM_REG_FDB_MAC_LO		0x008c	/* RW, MAC bytes 0-3 */
+#define MRPSIM_REG_FDB_MAC_HI		0x0090	/* RW, MAC bytes 4-5 */
+#define MRPSIM_REG_FDB_ENTRY		0x0094	/* RW, MRPSIM_FDB_ENTRY_* */
+#define MRPSIM_REG_FDB_INDEX		0x0098	/* RW, entry index */
+#define MRPSIM_REG_FDB_CMD		0x009c	/* W: command; R: its status */
+
+#define MRPSIM_FDB_ENTRY_PORT_MASK	0x000000ff	/* port; CPU: 0xff */
+#define MRPSIM_FDB_ENTRY_VALID		0x00000100	/* READ: slot in use */
+#define MRPSIM_FDB_ENTRY_STATIC		0x00000200	/* added, never ages */
+#define MRPSIM_FDB_ENTRY_CPU		0x00000400	/* to the CPU only */
+
+enum mrpsim_fdb_cmd {
+	MRPSIM_FDB_CMD_ADD	= 1,	/* MAC, ENTRY -> INDEX */
+	MRPSIM_FDB_CMD_DEL	= 2,	/* MAC */
+	MRPSIM_FDB_CMD_READ	= 3,	/* INDEX -> MAC, ENTRY */
+	MRPSIM_FDB_CMD_FLUSH	= 4,	/* ENTRY: port (0xff all), STATIC */
+};
+
+enum mrpsim_fdb_status {
+	MRPSIM_FDB_OK		= 0,
+	MRPSIM_FDB_NOT_FOUND	= 1,	/* DEL: no such MAC */
+	MRPSIM_FDB_FULL		= 2,	/* ADD: no free slot for the MAC */
+	MRPSIM_FDB_INVAL	= 3,	/* bad command, MAC, port or index */
+};
+
+#define MRPSIM_FDB_ENTRIES		1024
+#define MRPSIM_FDB_WAYS			4	/* entries per hash bucket */
+#define MRPSIM_FDB_AGEING_DEFAULT	300000	/* ms, power-on */
+#define MRPSIM_FDB_AGEING_MIN		10	/* ms, other than 0 */
 
 /* Errors, in ERR_INFO's code field; ERR_STATUS has BIT(code). */
 enum mrpsim_err {
@@ -127,14 +162,22 @@ enum mrpsim_err {
 #define MRPSIM_PORT_CTRL		0x040
 #define MRPSIM_PORT_CTRL_EN		0x00000001	/* port enabled */
 #define MRPSIM_PORT_CTRL_STATE_SHIFT	1
-#define MRPSIM_PORT_CTRL_STATE_MASK	0x00000006	/* MRPSIM_PSTATE_* */
+#define MRPSIM_PORT_CTRL_STATE_MASK	0x0000000e	/* MRPSIM_PSTATE_* */
 #define MRPSIM_PSTATE_FORWARDING	0	/* power-on value */
-#define MRPSIM_PSTATE_BLOCKING		1	/* only MRP frames pass */
+#define MRPSIM_PSTATE_BLOCKING		1	/* MRP, link-local pass */
 #define MRPSIM_PSTATE_DISABLED		2	/* nothing passes */
+#define MRPSIM_PSTATE_LISTENING		3	/* as blocking */
+#define MRPSIM_PSTATE_LEARNING		4	/* as blocking, learns */
+#define MRPSIM_PORT_CTRL_LEARN		0x00000010	/* learn sources */
+#define MRPSIM_PORT_CTRL_FLOOD_UC	0x00000020	/* egress: unknown UC */
+#define MRPSIM_PORT_CTRL_FLOOD_MC	0x00000040	/* egress: multicast */
+#define MRPSIM_PORT_CTRL_FLOOD_BC	0x00000080	/* egress: broadcast */
+#define MRPSIM_PORT_CTRL_FLOOD_ALL	0x000000e0
 #define MRPSIM_PORT_STATUS		0x044	/* RO */
 #define MRPSIM_PORT_STATUS_LINK		0x00000001
 #define MRPSIM_PORT_MAC_LO		0x048	/* RW, port MAC bytes 0-3 */
 #define MRPSIM_PORT_MAC_HI		0x04c	/* RW, port MAC bytes 4-5 */
+#define MRPSIM_PORT_FWD_MASK		0x050	/* RW, bit q: may forward to q */
 
 /* Per-port 64-bit counters at MRPSIM_PORT_BASE(p) + MRPSIM_PORT_CNT(i),
  * in register order; MRPSIM_PORT_COUNTER_NAMES gives their ethtool names.
@@ -164,6 +207,13 @@ enum mrpsim_port_counter {
 	MRPSIM_CNT_MRP_MALFORMED,
 	MRPSIM_CNT_MRP_FWD_DROP,
 	MRPSIM_CNT_MRP_TICK_LATE,
+	MRPSIM_CNT_RX_CPU,		/* frames for this port's RX ring */
+	MRPSIM_CNT_L2_FWD,		/* received, forwarded to one port */
+	MRPSIM_CNT_L2_FLOOD,		/* received, flooded */
+	MRPSIM_CNT_L2_DROP,		/* received, filtered by the FDB */
+	MRPSIM_CNT_L2_LEARNED,		/* addresses learned or moved here */
+	MRPSIM_CNT_L2_LEARN_FULL,	/* not learned: bucket full */
+	MRPSIM_CNT_L2_QUEUE_DROP,	/* not forwarded: queue full */
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
@@ -190,6 +240,13 @@ enum mrpsim_port_counter {
 	[MRPSIM_CNT_MRP_MALFORMED]	= "hw_mrp_malformed",		\
 	[MRPSIM_CNT_MRP_FWD_DROP]	= "hw_mrp_fwd_drop",		\
 	[MRPSIM_CNT_MRP_TICK_LATE]	= "hw_mrp_tick_late",		\
+	[MRPSIM_CNT_RX_CPU]		= "hw_rx_cpu",			\
+	[MRPSIM_CNT_L2_FWD]		= "hw_l2_fwd",			\
+	[MRPSIM_CNT_L2_FLOOD]		= "hw_l2_flood",		\
+	[MRPSIM_CNT_L2_DROP]		= "hw_l2_drop",			\
+	[MRPSIM_CNT_L2_LEARNED]		= "hw_l2_learned",		\
+	[MRPSIM_CNT_L2_LEARN_FULL]	= "hw_l2_learn_full",		\
+	[MRPSIM_CNT_L2_QUEUE_DROP]	= "hw_l2_queue_drop",		\
 }
 
 /* ---- MRP engine, one block per ring instance ---- */
@@ -265,6 +322,7 @@ enum mrpsim_event_type {
 	MRPSIM_EV_MRP_REGAIN	= 3,	/* own test frames are back on port */
 	MRPSIM_EV_ERROR		= 4,	/* data: MRPSIM_REG_ERR_INFO value */
 	MRPSIM_EV_TEST_DONE	= 5,	/* test period ended for ring */
+	MRPSIM_EV_FDB		= 6,	/* the hardware changed an entry */
 };
 
 /* MRP_LOSS, MRP_REGAIN, TEST_DONE: data [15:8] is the generation of the
@@ -272,5 +330,16 @@ enum mrpsim_event_type {
  */
 #define MRPSIM_EV_MRP_GEN_MASK		0x0000ff00
 #define MRPSIM_EV_MRP_GEN_SHIFT		8
+
+/* FDB: data [15:0] is the entry index, [19:16] why (MRPSIM_FDB_EV_*);
+ * port is the entry's port (for AGED, the port it had).  The entry itself
+ * is read with MRPSIM_FDB_CMD_READ: it may have changed again since.
+ */
+#define MRPSIM_EV_FDB_INDEX_MASK	0x0000ffff
+#define MRPSIM_EV_FDB_WHY_SHIFT		16
+#define MRPSIM_EV_FDB_WHY_MASK		0x000f0000
+#define MRPSIM_FDB_EV_LEARNED		1	/* a new learned entry */
+#define MRPSIM_FDB_EV_MOVED		2	/* learned on another port */
+#define MRPSIM_FDB_EV_AGED		3	/* removed by ageing */
 
 #endif /* MRPSIM_HW_H */

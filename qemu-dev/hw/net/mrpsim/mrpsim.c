@@ -349,6 +349,7 @@ void mrpsim_rx_to_cpu(MrpsimPort *p, const uint8_t *buf, size_t len,
     uint16_t blen;
     uint8_t wb[8];
 
+    p->cnt[MRPSIM_CNT_RX_CPU]++;
     if (!q->en || q->halted || q->head == q->tail) {
         p->cnt[MRPSIM_CNT_RX_DROP_NOBUF]++;
         trace_mrpsim_drop(p->idx, len, "rx no buffer");
@@ -399,6 +400,7 @@ static ssize_t mrpsim_receive(NetClientState *nc, const uint8_t *buf,
                               size_t size)
 {
     MrpsimPort *p = qemu_get_nic_opaque(nc);
+    uint16_t flags;
     bool mrp;
 
     /* Accept everything: a refused frame would be queued by the net core. */
@@ -417,16 +419,17 @@ static ssize_t mrpsim_receive(NetClientState *nc, const uint8_t *buf,
         return size;
     }
     mrp = mrpsim_is_mrp(buf, size);
-    if (mrp && p->s->mrp && mrpsim_mrp_receive(p, buf, size)) {
+    if (mrp) {
+        /* the MRP engine's, or the CPU's: never L2 forwarded */
+        if (!p->s->mrp || !mrpsim_mrp_receive(p, buf, size)) {
+            mrpsim_rx_to_cpu(p, buf, size, MRPSIM_DESC_MRP, MRPSIM_NONE);
+        }
         return size;
     }
-    if (!mrp && mrpsim_port_blocking(p) &&
-        !mrpsim_is_link_local(buf, size)) {
-        p->cnt[MRPSIM_CNT_RX_DROP_BLOCKED]++;
-        trace_mrpsim_drop(p->idx, size, "rx port blocking");
-        return size;
+    if (mrpsim_l2_receive(p, buf, size, mrpsim_is_link_local(buf, size),
+                          &flags)) {
+        mrpsim_rx_to_cpu(p, buf, size, flags, MRPSIM_NONE);
     }
-    mrpsim_rx_to_cpu(p, buf, size, mrp ? MRPSIM_DESC_MRP : 0, MRPSIM_NONE);
     return size;
 }
 
@@ -544,16 +547,21 @@ static NetClientInfo mrpsim_net_info = {
     .link_status_changed = mrpsim_link_status_changed,
 };
 
-/* ---- Hardware forwarding of MRP frames ---- */
+/* ---- Hardware forwarding ---- */
 
-/* A forwarded frame leaves port @out, unchanged, if it is enabled. */
+/*
+ * A forwarded frame leaves port @out, unchanged, if it is enabled; a data
+ * frame (the MRP engine's frames pass any block state) only if the port
+ * is forwarding as well, which a queued frame checks when it leaves.
+ */
 static void mrpsim_fwd_xmit(MrpsimState *s, unsigned int in, unsigned int out,
                             const uint8_t *buf, size_t len)
 {
     MrpsimPort *p = &s->port[out];
 
     trace_mrpsim_fwd(in, out, len);
-    if (!mrpsim_port_up(p)) {
+    if (!mrpsim_port_up(p) ||
+        (!mrpsim_is_mrp(buf, len) && mrpsim_port_blocking(p))) {
         p->cnt[MRPSIM_CNT_TX_DROP_BLOCKED]++;
         trace_mrpsim_drop(p->idx, len, "fwd port disabled");
         return;
@@ -577,9 +585,10 @@ static void mrpsim_fwd_xmit(MrpsimState *s, unsigned int in, unsigned int out,
  * MRPSIM_FWD_BURST frames at once per turn of the main loop, and queues
  * the rest for its bottom half, which ends the burst; it also queues while
  * it is forwarding already, or has frames queued (their order is kept).
+ * A frame that finds the queue full is counted in @drop_cnt of @in.
  */
 bool mrpsim_fwd(MrpsimPort *in, unsigned int out, const uint8_t *buf,
-                size_t len)
+                size_t len, unsigned int drop_cnt)
 {
     MrpsimState *s = in->s;
     MrpsimFwd *f;
@@ -593,7 +602,7 @@ bool mrpsim_fwd(MrpsimPort *in, unsigned int out, const uint8_t *buf,
         return true;
     }
     if (s->fwd_count == MRPSIM_FWDQ_LEN) {
-        in->cnt[MRPSIM_CNT_MRP_FWD_DROP]++;
+        in->cnt[drop_cnt]++;
         trace_mrpsim_drop(in->idx, len, "forwarding queue full");
         return false;
     }
@@ -694,7 +703,7 @@ static void mrpsim_tx_process(MrpsimPort *p)
 
 static uint32_t mrpsim_cap(MrpsimState *s)
 {
-    uint32_t cap = s->nports;
+    uint32_t cap = s->nports | MRPSIM_CAP_L2;
 
     if (s->mrp) {
         cap |= s->nrings << MRPSIM_CAP_RINGS_SHIFT;
@@ -742,7 +751,7 @@ static uint32_t mrpsim_global_read(MrpsimState *s, hwaddr addr)
     if (addr >= MRPSIM_REG_EVQ_BASE_LO && addr <= MRPSIM_REG_EVQ_CTRL) {
         return mrpsim_queue_read(&s->evq, addr - MRPSIM_REG_EVQ_BASE_LO);
     }
-    return 0;
+    return mrpsim_l2_read(s, addr);
 }
 
 static uint32_t mrpsim_port_read(MrpsimPort *p, hwaddr off)
@@ -773,6 +782,8 @@ static uint32_t mrpsim_port_read(MrpsimPort *p, hwaddr off)
         return ldl_le_p(p->mac);
     case MRPSIM_PORT_MAC_HI:
         return lduw_le_p(p->mac + 4);
+    case MRPSIM_PORT_FWD_MASK:
+        return p->fwd_mask;
     }
     return 0;
 }
@@ -825,7 +836,9 @@ static void mrpsim_global_write(MrpsimState *s, hwaddr addr, uint32_t val)
                            addr - MRPSIM_REG_EVQ_BASE_LO, val);
         return;
     }
-    trace_mrpsim_reg_ignored(addr, val);
+    if (!mrpsim_l2_write(s, addr, val)) {
+        trace_mrpsim_reg_ignored(addr, val);
+    }
 }
 
 static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
@@ -856,12 +869,12 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
     case MRPSIM_PORT_CTRL:
         state = (val & MRPSIM_PORT_CTRL_STATE_MASK) >>
                 MRPSIM_PORT_CTRL_STATE_SHIFT;
-        if (state > MRPSIM_PSTATE_DISABLED) {
+        if (state > MRPSIM_PSTATE_LEARNING) {
             mrpsim_error(s, MRPSIM_ERR_REG, p->idx, addr);
             return;
         }
         en = p->ctrl & MRPSIM_PORT_CTRL_EN;
-        p->ctrl = val & (MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_STATE_MASK);
+        p->ctrl = val & MRPSIM_PORT_CTRL_RW;
         trace_mrpsim_port_ctrl(mrpsim_id(s), p->idx,
                                !!(p->ctrl & MRPSIM_PORT_CTRL_EN), state,
                                mrpsim_clock_ns());
@@ -874,6 +887,10 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
         return;
     case MRPSIM_PORT_MAC_HI:
         stw_le_p(p->mac + 4, val);
+        return;
+    case MRPSIM_PORT_FWD_MASK:
+        /* bits of ports the switch does not have read as 0 */
+        p->fwd_mask = val & ((1u << s->nports) - 1);
         return;
     }
     trace_mrpsim_reg_ignored(addr, val);
@@ -945,6 +962,7 @@ static void mrpsim_reset_state(MrpsimState *s)
 
     trace_mrpsim_reset();
     mrpsim_mrp_reset(s);
+    mrpsim_l2_reset(s);
     qemu_bh_cancel(s->fwd_bh);
     s->fwd_head = 0;
     s->fwd_count = 0;
@@ -972,8 +990,9 @@ static void mrpsim_reset_state(MrpsimState *s)
 
         mrpsim_queue_reset(&p->txq);
         mrpsim_queue_reset(&p->rxq);
-        p->ctrl = MRPSIM_PORT_CTRL_EN |
+        p->ctrl = MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL |
                   MRPSIM_PSTATE_FORWARDING << MRPSIM_PORT_CTRL_STATE_SHIFT;
+        p->fwd_mask = 0;
         mrpsim_u64_to_mac(p->mac, mac + i);
         memset(p->cnt, 0, sizeof(p->cnt));
         p->link = mrpsim_link_now(p);
@@ -1074,6 +1093,7 @@ static void mrpsim_realize(PCIDevice *pci, Error **errp)
         qemu_format_nic_info_str(qemu_get_queue(p->nic), p->conf.macaddr.a);
     }
     mrpsim_mrp_realize(s);
+    mrpsim_l2_realize(s);
     mrpsim_reset_state(s);
     s->vmsc = qemu_add_vm_change_state_handler(mrpsim_vm_state_change, s);
 }
@@ -1085,6 +1105,7 @@ static void mrpsim_exit(PCIDevice *pci)
 
     qemu_del_vm_change_state_handler(s->vmsc);
     mrpsim_mrp_unrealize(s);
+    mrpsim_l2_unrealize(s);
     qemu_bh_delete(s->fwd_bh);
     qemu_bh_delete(s->evq_bh);
     for (i = 0; i < s->nports; i++) {
@@ -1141,10 +1162,10 @@ static int mrpsim_post_load(void *opaque, int version_id)
         MrpsimPort *p = &s->port[i];
 
         if (!mrpsim_queue_valid(&p->txq) || !mrpsim_queue_valid(&p->rxq) ||
-            (p->ctrl & ~(MRPSIM_PORT_CTRL_EN |
-                         MRPSIM_PORT_CTRL_STATE_MASK)) ||
+            (p->ctrl & ~MRPSIM_PORT_CTRL_RW) ||
             ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
-             MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_DISABLED) {
+             MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_LEARNING ||
+            (p->fwd_mask & ~((1u << s->nports) - 1))) {
             return -EINVAL;
         }
         /*
@@ -1154,7 +1175,7 @@ static int mrpsim_post_load(void *opaque, int version_id)
     }
     s->irq_mask &= mrpsim_vec_mask(s);
     s->irq_pending &= mrpsim_vec_mask(s);
-    if (mrpsim_mrp_post_load(s)) {
+    if (mrpsim_mrp_post_load(s) || mrpsim_l2_post_load(s)) {
         return -EINVAL;
     }
     if (s->fwd_count) {
@@ -1206,6 +1227,7 @@ static const VMStateDescription mrpsim_vmstate_port = {
         VMSTATE_STRUCT(rxq, MrpsimPort, 1, mrpsim_vmstate_queue, MrpsimQueue),
         VMSTATE_UINT32(ctrl, MrpsimPort),
         VMSTATE_UINT8_ARRAY(mac, MrpsimPort, 6),
+        VMSTATE_UINT32(fwd_mask, MrpsimPort),
         VMSTATE_UINT64_ARRAY(cnt, MrpsimPort, MRPSIM_PORT_NUM_COUNTERS),
         VMSTATE_END_OF_LIST()
     }
@@ -1297,11 +1319,14 @@ static const VMStateDescription mrpsim_vmstate_evpend = {
     }
 };
 
-/* Version 2: the port counters gained MRP_TICK_LATE. */
+/*
+ * Version 2: the port counters gained MRP_TICK_LATE.  Version 3: L2
+ * forwarding (PORT_FWD_MASK, its counters, the FDB subsection).
+ */
 static const VMStateDescription mrpsim_vmstate = {
     .name = TYPE_MRPSIM,
-    .version_id = 2,
-    .minimum_version_id = 2,
+    .version_id = 3,
+    .minimum_version_id = 3,
     .pre_load = mrpsim_pre_load,
     .post_load = mrpsim_post_load,
     .fields = (VMStateField[]) {
@@ -1332,6 +1357,7 @@ static const VMStateDescription mrpsim_vmstate = {
     .subsections = (const VMStateDescription * []) {
         &mrpsim_vmstate_evpend,
         &mrpsim_vmstate_link,
+        &mrpsim_vmstate_l2,
         NULL
     }
 };

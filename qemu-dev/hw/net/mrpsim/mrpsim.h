@@ -33,6 +33,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(MrpsimState, MRPSIM)
 #define MRPSIM_PORT_BLOCK       0x200
 #define MRPSIM_MRP_BLOCK        0x100
 #define MRPSIM_EVPEND_LEN       32      /* events waiting for evq_bh */
+#define MRPSIM_PORT_CTRL_RW     (MRPSIM_PORT_CTRL_EN | \
+                                 MRPSIM_PORT_CTRL_STATE_MASK | \
+                                 MRPSIM_PORT_CTRL_LEARN | \
+                                 MRPSIM_PORT_CTRL_FLOOD_ALL)
 
 /* A descriptor ring or the event queue: the guest-visible registers. */
 typedef struct MrpsimQueue {
@@ -56,6 +60,7 @@ typedef struct MrpsimPort {
     uint32_t ctrl;              /* PORT_CTRL */
     uint8_t mac[6];             /* PORT_MAC_LO/HI */
     bool link;
+    uint32_t fwd_mask;          /* PORT_FWD_MASK */
     uint64_t cnt[MRPSIM_PORT_NUM_COUNTERS];
 } MrpsimPort;
 
@@ -91,6 +96,14 @@ typedef struct MrpsimFwd {
     uint16_t len;
     uint8_t buf[MRPSIM_MAX_FRAME_LEN];
 } MrpsimFwd;
+
+/* An FDB slot; flags are FDB_ENTRY's bits 15:8 (VALID: in use). */
+typedef struct MrpsimFdbEntry {
+    uint8_t mac[6];
+    uint8_t port;               /* MRPSIM_NONE for a CPU entry */
+    uint8_t flags;
+    int64_t seen;               /* learned: virtual clock of the last frame */
+} MrpsimFdbEntry;
 
 /* An event raised where it could not be written at once (mrpsim_event()). */
 typedef struct MrpsimPendingEvent {
@@ -145,6 +158,17 @@ struct MrpsimState {
     uint32_t evpend_head;
     uint32_t evpend_count;
 
+    /* FDB and L2 forwarding (mrpsim_l2.c) */
+    MrpsimFdbEntry fdb[MRPSIM_FDB_ENTRIES];
+    uint32_t fdb_count;
+    uint32_t fdb_ageing;        /* ms, 0: never */
+    uint8_t fdb_mac[6];         /* FDB_MAC_LO/HI */
+    uint32_t fdb_entry;         /* FDB_ENTRY */
+    uint32_t fdb_index;         /* FDB_INDEX */
+    uint32_t fdb_status;        /* FDB_CMD as read */
+    QEMUTimer *age_timer;       /* schedules age_bh */
+    QEMUBH *age_bh;
+
     VMChangeStateEntry *vmsc;
 };
 
@@ -174,10 +198,11 @@ static inline bool mrpsim_port_up(MrpsimPort *p)
            state != MRPSIM_PSTATE_DISABLED;
 }
 
+/* Blocking, listening or learning: only MRP and link-local frames pass. */
 static inline bool mrpsim_port_blocking(MrpsimPort *p)
 {
     return ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
-            MRPSIM_PORT_CTRL_STATE_SHIFT) == MRPSIM_PSTATE_BLOCKING;
+            MRPSIM_PORT_CTRL_STATE_SHIFT) != MRPSIM_PSTATE_FORWARDING;
 }
 
 /* A MAC address as a 48-bit number, to add port numbers to it. */
@@ -201,7 +226,19 @@ bool mrpsim_port_xmit(MrpsimPort *p, const uint8_t *buf, size_t len);
 void mrpsim_rx_to_cpu(MrpsimPort *p, const uint8_t *buf, size_t len,
                       uint16_t flags, uint8_t ring);
 bool mrpsim_fwd(MrpsimPort *in, unsigned int out, const uint8_t *buf,
-                size_t len);
+                size_t len, unsigned int drop_cnt);
+
+/* mrpsim_l2.c */
+extern const VMStateDescription mrpsim_vmstate_l2;
+void mrpsim_l2_realize(MrpsimState *s);
+void mrpsim_l2_unrealize(MrpsimState *s);
+void mrpsim_l2_reset(MrpsimState *s);
+int mrpsim_l2_post_load(MrpsimState *s);
+uint32_t mrpsim_l2_read(MrpsimState *s, hwaddr addr);
+bool mrpsim_l2_write(MrpsimState *s, hwaddr addr, uint32_t val);
+bool mrpsim_l2_egress_ok(MrpsimPort *q);
+bool mrpsim_l2_receive(MrpsimPort *p, const uint8_t *buf, size_t len,
+                       bool link_local, uint16_t *flags);
 
 /* mrpsim_mrp.c */
 extern const VMStateDescription mrpsim_vmstate_ring;

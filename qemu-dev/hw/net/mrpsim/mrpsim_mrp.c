@@ -672,7 +672,7 @@ static bool mrpsim_forward(MrpsimRing *r, MrpsimPort *p, unsigned int which,
         trace_mrpsim_drop(p->idx, len, "mrp fwd: no other ring port");
         return false;
     }
-    if (!mrpsim_fwd(p, out, buf, len)) {
+    if (!mrpsim_fwd(p, out, buf, len, MRPSIM_CNT_MRP_FWD_DROP)) {
         return false;
     }
     p->cnt[MRPSIM_CNT_MRP_FWD]++;
