@@ -67,7 +67,7 @@ Q_BASE_LO, Q_BASE_HI, Q_SIZE, Q_HEAD, Q_TAIL, Q_CTRL = 0, 4, 8, 0xc, 0x10, 0x14
 PORT_TXQ, PORT_RXQ = 0x000, 0x020
 PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI = 0x40, 0x44, 0x48, 0x4c
 PORT_FWD_MASK = 0x50
-NUM_COUNTERS = 28
+NUM_COUNTERS = 30
 CNT_RX_FRAMES = 0
 
 
@@ -82,8 +82,8 @@ def mrp_base(r):
 MRP_ROLE, MRP_RING_ID, MRP_PORTS, MRP_PRIO = 0x00, 0x04, 0x08, 0x0c
 MRP_RING_STATE, MRP_TRANSITIONS, MRP_SA_LO, MRP_SA_HI = 0x10, 0x14, 0x18, 0x1c
 MRP_INTERVAL, MRP_MAX_MISS, MRP_PERIOD, MRP_TEST_CTRL = 0x30, 0x34, 0x38, 0x3c
-MRP_REGS = list(range(0, 0x48, 4))
-MRP_EDGE = [0x48, 0xfc]                 # just past the registers
+MRP_REGS = list(range(0, 0x54, 4))      # + TOPO_*, ASSIST
+MRP_EDGE = [0x54, 0xfc]                 # just past the registers
 
 PORT_REGS = ([PORT_TXQ + o for o in range(0, 0x18, 4)] +
              [PORT_RXQ + o for o in range(0, 0x18, 4)] +

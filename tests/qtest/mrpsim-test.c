@@ -458,6 +458,25 @@ static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
     return MRP_FRAME_LEN;
 }
 
+/* An MRP_TopologyChange from sa0 asking for a flush in @ms. */
+static size_t mrp_topo_frame(uint8_t *f, uint16_t ms)
+{
+    memset(f, 0, MRP_FRAME_LEN);
+    memcpy(f, ctrl_dmac, 6);
+    memcpy(f + 6, sa0, 6);
+    stw_be_p(f + 12, 0x88e3);
+    stw_be_p(f + 14, 1);
+    f[16] = 0x03;
+    f[17] = 10;
+    stw_be_p(f + 18, 0x8000);
+    memcpy(f + 20, sa0, 6);
+    stw_be_p(f + 26, ms);
+    f[28] = 0x01;
+    f[29] = 18;
+    memset(f + 32, 0xff, 16);
+    return MRP_FRAME_LEN;
+}
+
 static size_t mrp_ctrl_frame(uint8_t *f, uint8_t tlv)
 {
     memset(f, 0, MRP_FRAME_LEN);
@@ -578,11 +597,11 @@ static void test_ident(void)
     g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10001);
     g_assert_cmphex(rd(a, MRPSIM_REG_CAP), ==,
                     4 | 3 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST);
     g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2 | MRPSIM_CAP_L2);
     g_assert_cmphex(rd(c, MRPSIM_REG_CAP), ==,
                     8 | 4 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST);
     g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_SIZE), ==, MRPSIM_FDB_ENTRIES);
     g_assert_cmphex(rd(c, MRPSIM_REG_IRQ_MASK), ==, 0x1ff);
     g_assert_cmphex(prd(c, 7, MRPSIM_PORT_STATUS), ==,
@@ -1073,6 +1092,9 @@ static void check_power_on(Ctx *t, Sw *sw)
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_TEST_CTRL), ==, 0);
     g_assert_cmphex(mstatus(sw, 0), ==, 0);
     g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_SEQ_ID), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_ASSIST), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_TOPO_INTERVAL), ==, 10000);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_TOPO_REPEAT), ==, 3);
 }
 
 /* Make @sw ring instance 0 an MRM on ports 0 and 1, test running. */
@@ -2609,6 +2631,213 @@ static void test_l2_ageing(void)
     shutdown_ctx(t);
 }
 
+/* ---- Recovery assist ---- */
+
+/* The next TopologyChange on @port of @sw's CPU: its interval, ms. */
+static int topo_rx(Ctx *t, Sw *sw, int port, const uint8_t *src)
+{
+    uint8_t g[BUF_SIZE];
+    uint16_t status;
+    int n = rx(t, sw, port, g, &status, NULL);
+
+    if (n < 0) {
+        return -1;
+    }
+    g_assert_cmpint(n, ==, MRP_FRAME_LEN);
+    g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+    g_assert(!memcmp(g, ctrl_dmac, 6));
+    g_assert(!memcmp(g + 6, src, 6));
+    g_assert_cmphex(g[16], ==, 0x03);
+    g_assert_cmphex(g[17], ==, 10);
+    g_assert_cmphex(lduw_be_p(g + 18), ==, 0x8000);
+    g_assert(!memcmp(g + 20, sa0, 6));
+    g_assert_cmphex(g[28], ==, 0x01);
+    g_assert_cmphex(g[29], ==, 18);
+    return lduw_be_p(g + 26);
+}
+
+static void test_assist_open(void)
+{
+    Ctx *t = mrm_mrc_ring();
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE], src[6];
+    uint64_t own = 1;
+    uint32_t tr, gen;
+    Ev ev;
+    int k;
+
+    /* closed, secondary blocked, one learned and one static entry */
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    tr = mrd(a, 0, MRPSIM_MRP_TRANSITIONS);
+    gen = mgen(a, 0);
+    pwr(a, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN);
+    pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    mwr(a, 0, MRPSIM_MRP_TOPO_INTERVAL, 500);
+    mwr(a, 0, MRPSIM_MRP_ASSIST, MRPSIM_ASSIST_OPEN);
+    tx(t, b, 0, f, host_frame(f, 64, host[0], bcast));
+    expect_fdb_ev(t, a, 0, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpuint(fdb_cmd(a, MRPSIM_FDB_CMD_ADD, host[3],
+                             1 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    g_assert_cmpint(rx(t, a, 0, f, NULL, NULL), ==, 64);
+    for (k = 0; k < 3; k++) {
+        ring_step(t, &own, true);
+    }
+    expect_no_ev(t, a);
+    g_assert_cmpint(rx(t, b, 0, f, NULL, NULL), ==, -1);
+
+    /* the cut: at the loss the engine opens the ring on its own */
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 4; k++) {
+        ring_step(t, &own, false);
+    }
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 0, 0, 0);
+    expect_ev(t, a, MRPSIM_EV_MRP_ASSIST, MRPSIM_EV_NONE, 0,
+              MRPSIM_EV_ASSIST_OPENED | MRPSIM_EV_ASSIST_FLUSHED |
+              gen << MRPSIM_EV_MRP_GEN_SHIFT);
+    expect_ev(t, a, MRPSIM_EV_MRP_LOSS, 1, 0, 1);
+    expect_no_ev(t, a);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
+                     MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, tr + 1);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_CTRL), ==,
+                    MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN);
+    g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLUSHED), ==, 1);
+
+    /*
+     * TopologyChange frames TOPO_INTERVAL apart, announcing a flush in
+     * 3, 2, 1, 0 intervals (1500, 1000, 500, 0 us: 1, 1, 0, 0 ms), out of
+     * the port that is up, the first at the tick that lost the ring.
+     */
+    stl_le_p(src, prd(a, 0, MRPSIM_PORT_MAC_LO));
+    stw_le_p(src + 4, prd(a, 0, MRPSIM_PORT_MAC_HI));
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 1);
+    qtest_clock_step(t->qts, 500 * 1000);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 1);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
+    qtest_clock_step(t->qts, 500 * 1000);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 0);
+    qtest_clock_step(t->qts, 500 * 1000);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 0);
+    qtest_clock_step(t->qts, 5000 * 1000);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TOPO_TX), ==, 4);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_TOPO_TX), ==, 0);
+
+    /* software closes the ring; the next loss opens it again */
+    set_link(t, "a1", true);
+    set_link(t, "b1", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
+    pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    while (ev_next(t, a, &ev)) {
+        g_assert_cmpuint(ev.type, ==, MRPSIM_EV_MRP_REGAIN);
+    }
+    mwr(a, 0, MRPSIM_MRP_TOPO_REPEAT, 0);
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 5; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
+                     MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, tr + 3);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    /* TOPO_REPEAT 0: one frame, "flush now" */
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 0);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
+
+    /* without ASSIST the engine only reports */
+    mwr(a, 0, MRPSIM_MRP_ASSIST, 0);
+    pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    for (k = 0; k < 5; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
+                     MRPSIM_RSTATE_CLOSED);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN |
+                    MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TOPO_TX), ==, 5);
+    shutdown_ctx(t);
+}
+
+static void test_assist_flush(void)
+{
+    Ctx *t = boot(TWO_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE];
+    Ev ev;
+
+    evq_setup(t, b, EVQ_SIZE);
+    two_port_rings(t, a, b);
+    mwr(b, 1, MRPSIM_MRP_PORTS, 1 | 0 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(b, 1, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    mwr(b, 1, MRPSIM_MRP_ASSIST, MRPSIM_ASSIST_FLUSH);
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN);
+    pwr(b, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_LEARN);
+    g_assert_cmpuint(fdb_cmd(b, MRPSIM_FDB_CMD_ADD, host[3],
+                             0 | MRPSIM_FDB_ENTRY_STATIC), ==, MRPSIM_FDB_OK);
+    tx(t, a, 0, f, host_frame(f, 64, host[0], bcast));
+    tx(t, a, 1, f, host_frame(f, 64, host[1], bcast));
+    expect_fdb_ev(t, b, 0, MRPSIM_FDB_EV_LEARNED);
+    expect_fdb_ev(t, b, 1, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 3);
+    g_assert_cmpint(rx_count(t, b, 0, MRPSIM_DESC_DONE), ==, 1);
+    g_assert_cmpint(rx_count(t, b, 1, MRPSIM_DESC_DONE), ==, 1);
+
+    /* a TopologyChange asking for a flush in 5 ms: to the CPU, flush later */
+    tx(t, a, 0, f, mrp_topo_frame(f, 5));
+    g_assert_cmpint(topo_rx(t, b, 0, sa0), ==, 5);
+    qtest_clock_step(t->qts, 4900 * 1000);
+    expect_no_ev(t, b);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 3);
+    /* the next of the series sets the time anew */
+    tx(t, a, 1, f, mrp_topo_frame(f, 2));
+    g_assert_cmpint(topo_rx(t, b, 1, sa0), ==, 2);
+    qtest_clock_step(t->qts, 1900 * 1000);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 3);
+    qtest_clock_step(t->qts, 100 * 1000);
+    expect_ev(t, b, MRPSIM_EV_MRP_ASSIST, MRPSIM_EV_NONE, 1,
+              MRPSIM_EV_ASSIST_FLUSHED);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_L2_FLUSHED), ==, 1);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_L2_FLUSHED), ==, 1);
+    expect_no_ev(t, b);
+
+    /* interval 0: at once */
+    tx(t, a, 0, f, host_frame(f, 64, host[0], bcast));
+    expect_fdb_ev(t, b, 0, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(rx_count(t, b, 0, MRPSIM_DESC_DONE), ==, 1);
+    tx(t, a, 0, f, mrp_topo_frame(f, 0));
+    expect_ev(t, b, MRPSIM_EV_MRP_ASSIST, MRPSIM_EV_NONE, 1,
+              MRPSIM_EV_ASSIST_FLUSHED);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 1);
+    g_assert_cmpint(topo_rx(t, b, 0, sa0), ==, 0);
+
+    /* ASSIST.FLUSH off, or a bad value: nothing */
+    mwr(b, 1, MRPSIM_MRP_ASSIST, 0x4);
+    expect_err(b, MRPSIM_ERR_REG, 0xff);
+    g_assert(ev_next(t, b, &ev) && ev.type == MRPSIM_EV_ERROR);
+    mwr(b, 1, MRPSIM_MRP_ASSIST, 0);
+    tx(t, a, 0, f, host_frame(f, 64, host[0], bcast));
+    expect_fdb_ev(t, b, 0, MRPSIM_FDB_EV_LEARNED);
+    g_assert_cmpint(rx_count(t, b, 0, MRPSIM_DESC_DONE), ==, 1);
+    tx(t, a, 0, f, mrp_topo_frame(f, 0));
+    qtest_clock_step(t->qts, 10 * MS);
+    g_assert_cmpuint(rd(b, MRPSIM_REG_FDB_COUNT), ==, 2);
+    expect_no_ev(t, b);
+    g_assert_cmpint(topo_rx(t, b, 0, sa0), ==, 0);
+    shutdown_ctx(t);
+}
+
 /* A QEMU to migrate into, with the switches of @args. */
 static Ctx *boot_incoming(const char *args, const char *incoming)
 {
@@ -2867,6 +3096,8 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/l2-forward", test_l2_forward);
     qtest_add_func("/mrpsim/l2-fdb", test_l2_fdb);
     qtest_add_func("/mrpsim/l2-ageing", test_l2_ageing);
+    qtest_add_func("/mrpsim/assist-open", test_assist_open);
+    qtest_add_func("/mrpsim/assist-flush", test_assist_flush);
     qtest_add_func("/mrpsim/migrate", test_migrate);
     qtest_add_func("/mrpsim/migrate-link", test_migrate_link);
     qtest_add_func("/mrpsim/migrate-bad-stream", test_migrate_bad_stream);

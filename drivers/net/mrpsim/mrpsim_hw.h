@@ -70,6 +70,7 @@
 #define MRPSIM_CAP_MRP			0x00010000	/* MRP engine present */
 #define MRPSIM_CAP_MRA			0x00020000	/* test monitor mode */
 #define MRPSIM_CAP_L2			0x00040000	/* FDB, L2 forwarding */
+#define MRPSIM_CAP_ASSIST		0x00080000	/* MRP recovery assist */
 #define MRPSIM_REG_CTRL			0x000c	/* RW */
 #define MRPSIM_CTRL_RESET		0x00000001	/* W: reset, self-clears */
 #define MRPSIM_REG_ERR_STATUS		0x0010	/* RW1C, MRPSIM_ERR_* bits */
@@ -214,6 +215,8 @@ enum mrpsim_port_counter {
 	MRPSIM_CNT_L2_LEARNED,		/* addresses learned or moved here */
 	MRPSIM_CNT_L2_LEARN_FULL,	/* not learned: bucket full */
 	MRPSIM_CNT_L2_QUEUE_DROP,	/* not forwarded: queue full */
+	MRPSIM_CNT_MRP_TOPO_TX,		/* TopologyChange sent by the assist */
+	MRPSIM_CNT_L2_FLUSHED,		/* learned entries the assist flushed */
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
@@ -247,6 +250,8 @@ enum mrpsim_port_counter {
 	[MRPSIM_CNT_L2_LEARNED]		= "hw_l2_learned",		\
 	[MRPSIM_CNT_L2_LEARN_FULL]	= "hw_l2_learn_full",		\
 	[MRPSIM_CNT_L2_QUEUE_DROP]	= "hw_l2_queue_drop",		\
+	[MRPSIM_CNT_MRP_TOPO_TX]	= "hw_mrp_topo_tx",		\
+	[MRPSIM_CNT_L2_FLUSHED]		= "hw_l2_flushed",		\
 }
 
 /* ---- MRP engine, one block per ring instance ---- */
@@ -283,6 +288,13 @@ enum mrpsim_port_counter {
 #define MRPSIM_MRP_STATUS_GEN_MASK	0x0000ff00	/* test generation */
 #define MRPSIM_MRP_STATUS_GEN_SHIFT	8
 #define MRPSIM_MRP_SEQ_ID		0x44	/* RO, last sequence id */
+#define MRPSIM_MRP_TOPO_INTERVAL	0x48	/* RW, us, TOPchgT; 0: now */
+#define MRPSIM_MRP_TOPO_REPEAT		0x4c	/* RW, TOPNRmax */
+#define MRPSIM_MRP_ASSIST		0x50	/* RW, MRPSIM_ASSIST_* */
+#define MRPSIM_ASSIST_OPEN		0x00000001	/* manager: open on loss */
+#define MRPSIM_ASSIST_FLUSH		0x00000002	/* client: flush on TC */
+#define MRPSIM_TOPO_INTERVAL_MAX	1000000	/* us */
+#define MRPSIM_TOPO_REPEAT_MAX		15
 
 #define MRPSIM_TEST_INTERVAL_MIN	100	/* us */
 
@@ -323,6 +335,7 @@ enum mrpsim_event_type {
 	MRPSIM_EV_ERROR		= 4,	/* data: MRPSIM_REG_ERR_INFO value */
 	MRPSIM_EV_TEST_DONE	= 5,	/* test period ended for ring */
 	MRPSIM_EV_FDB		= 6,	/* the hardware changed an entry */
+	MRPSIM_EV_MRP_ASSIST	= 7,	/* the MRP engine acted on its own */
 };
 
 /* MRP_LOSS, MRP_REGAIN, TEST_DONE: data [15:8] is the generation of the
@@ -341,5 +354,9 @@ enum mrpsim_event_type {
 #define MRPSIM_FDB_EV_LEARNED		1	/* a new learned entry */
 #define MRPSIM_FDB_EV_MOVED		2	/* learned on another port */
 #define MRPSIM_FDB_EV_AGED		3	/* removed by ageing */
+
+/* MRP_ASSIST: data bits, with [15:8] the test generation (managers). */
+#define MRPSIM_EV_ASSIST_OPENED		0x00000001	/* ring opened */
+#define MRPSIM_EV_ASSIST_FLUSHED	0x00000002	/* ring ports flushed */
 
 #endif /* MRPSIM_HW_H */

@@ -88,6 +88,13 @@ typedef struct MrpsimRing {
     uint32_t miss[2];
     uint32_t report_due;        /* bit w: own frame on ring port w to CPU */
     uint32_t gen;               /* test generation, STATUS[15:8] */
+    /* recovery assist */
+    uint32_t assist;            /* ASSIST */
+    uint32_t topo_interval;     /* TOPO_INTERVAL, us */
+    uint32_t topo_repeat;       /* TOPO_REPEAT */
+    uint32_t topo_left;         /* TopologyChange frames of the series left */
+    QEMUTimer *topo_timer;      /* manager: the next TopologyChange */
+    QEMUTimer *flush_timer;     /* client: the flush a TopologyChange asked */
 } MrpsimRing;
 
 typedef struct MrpsimFwd {
@@ -237,6 +244,7 @@ int mrpsim_l2_post_load(MrpsimState *s);
 uint32_t mrpsim_l2_read(MrpsimState *s, hwaddr addr);
 bool mrpsim_l2_write(MrpsimState *s, hwaddr addr, uint32_t val);
 bool mrpsim_l2_egress_ok(MrpsimPort *q);
+unsigned int mrpsim_l2_flush_learned(MrpsimPort *p);
 bool mrpsim_l2_receive(MrpsimPort *p, const uint8_t *buf, size_t len,
                        bool link_local, uint16_t *flags);
 

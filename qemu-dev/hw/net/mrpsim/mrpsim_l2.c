@@ -76,6 +76,25 @@ static void mrpsim_fdb_remove(MrpsimState *s, unsigned int idx)
     s->fdb_count--;
 }
 
+/*
+ * The MRP engine's assist flushes a ring port: its learned entries go, as
+ * with FLUSH, and are counted (``L2_FLUSHED``); returns how many.
+ */
+unsigned int mrpsim_l2_flush_learned(MrpsimPort *p)
+{
+    MrpsimState *s = p->s;
+    unsigned int i, n = 0;
+
+    for (i = 0; i < MRPSIM_FDB_ENTRIES; i++) {
+        if (mrpsim_fdb_learned(&s->fdb[i]) && s->fdb[i].port == p->idx) {
+            mrpsim_fdb_remove(s, i);
+            n++;
+        }
+    }
+    p->cnt[MRPSIM_CNT_L2_FLUSHED] += n;
+    return n;
+}
+
 static int64_t mrpsim_age_ns(MrpsimState *s)
 {
     return (int64_t)s->fdb_ageing * SCALE_MS;

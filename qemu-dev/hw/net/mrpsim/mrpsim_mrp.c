@@ -23,15 +23,20 @@
 #define MRP_TLV_END             0x00
 #define MRP_TLV_COMMON          0x01
 #define MRP_TLV_RING_TEST       0x02
+#define MRP_TLV_RING_TOPO       0x03
 #define MRP_TLV_OPTION          0x7f
 #define MRP_SUB_TLV_AUTO_MGR    0x03
 #define MRP_TEST_TLV_LEN        18
 #define MRP_COMMON_TLV_LEN      18
+#define MRP_TOPO_TLV_LEN        10  /* prio 2, SA 6, interval 2 */
 #define MRP_OPTION_TLV_LEN      10  /* OUI 3, sub-option 1 + 2, sub-TLV 2 + 2 */
 #define MRP_MIN_FRAME           60
 #define MRP_TEST_FRAME_MAX      80
 
 static const uint8_t mrp_test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
+static const uint8_t mrp_control_dmac[6] = {
+    0x01, 0x15, 0x4e, 0x00, 0x00, 0x02
+};
 
 static const char *const mrpsim_role_names[] = {
     "disabled", "MRC", "MRM", "MRA"
@@ -149,6 +154,8 @@ static void mrpsim_send_tests(MrpsimRing *r, int64_t now)
 
 /* ---- Test monitor ---- */
 
+static void mrpsim_assist_open(MrpsimRing *r);
+
 /*
  * One interval of the monitor.  @late: the tick ran more than half an
  * interval after its deadline.  The host held the device back, and with
@@ -178,6 +185,7 @@ static void mrpsim_monitor_tick(MrpsimRing *r, bool late)
                                   r->miss[which], mrpsim_clock_ns());
             mrpsim_event(s, MRPSIM_EV_MRP_LOSS, p->idx, r->idx,
                          mrpsim_ev_data(r, which));
+            mrpsim_assist_open(r);
         } else if (r->miss[which] < UINT32_MAX) {
             if (r->miss[which]) {
                 p->cnt[MRPSIM_CNT_MRP_TEST_MISSED]++;
@@ -294,6 +302,184 @@ static void mrpsim_test_close(MrpsimRing *r)
     }
     mrpsim_test_afresh(r);
     trace_mrpsim_mrp_test_close(mrpsim_id(r->s), r->idx, r->gen);
+}
+
+/* ---- Recovery assist ---- */
+
+/* An MRP_TopologyChange frame, as mrpd (tools/mrp) builds it. */
+static size_t mrpsim_build_topo(MrpsimRing *r, MrpsimPort *p, uint16_t seq,
+                                uint16_t interval_ms, uint8_t *f)
+{
+    size_t o;
+
+    memset(f, 0, MRP_TEST_FRAME_MAX);
+    memcpy(f, mrp_control_dmac, 6);
+    memcpy(f + 6, p->mac, 6);
+    stw_be_p(f + 12, MRPSIM_ETH_P_MRP);
+    stw_be_p(f + 14, MRP_VERSION);
+    o = 16;
+    f[o] = MRP_TLV_RING_TOPO;
+    f[o + 1] = MRP_TOPO_TLV_LEN;
+    o += 2;
+    stw_be_p(f + o, r->prio);
+    memcpy(f + o + 2, r->sa, 6);
+    stw_be_p(f + o + 8, interval_ms);
+    o += MRP_TOPO_TLV_LEN;
+    f[o] = MRP_TLV_COMMON;
+    f[o + 1] = MRP_COMMON_TLV_LEN;
+    o += 2;
+    stw_be_p(f + o, seq);
+    memcpy(f + o + 2, r->domain, 16);
+    o += MRP_COMMON_TLV_LEN;
+    f[o] = MRP_TLV_END;
+    f[o + 1] = 0;
+    o += 2;
+    return MAX(o, MRP_MIN_FRAME);
+}
+
+/* One TopologyChange on each ring port that is up: flush in @left T. */
+static void mrpsim_send_topo(MrpsimRing *r, uint32_t left)
+{
+    MrpsimState *s = r->s;
+    uint16_t ms = (uint64_t)left * r->topo_interval / 1000;
+    uint8_t f[MRP_TEST_FRAME_MAX];
+    unsigned int which;
+    size_t len;
+
+    for (which = 0; which < 2; which++) {
+        MrpsimPort *p;
+
+        if (r->port[which] == MRPSIM_NONE) {
+            continue;
+        }
+        p = &s->port[r->port[which]];
+        if (!mrpsim_port_up(p) || !p->link) {
+            continue;
+        }
+        r->seq_id++;
+        len = mrpsim_build_topo(r, p, r->seq_id, ms, f);
+        trace_mrpsim_mrp_topo_tx(mrpsim_id(s), r->idx, p->idx, r->seq_id,
+                                 ms);
+        if (mrpsim_port_xmit(p, f, len)) {
+            p->cnt[MRPSIM_CNT_MRP_TOPO_TX]++;
+        }
+    }
+}
+
+/* The rest of a manager's series: TOPO_INTERVAL apart, down to 0. */
+static void mrpsim_topo_timer(void *opaque)
+{
+    MrpsimRing *r = opaque;
+
+    if (!r->topo_left) {
+        return;
+    }
+    r->topo_left--;
+    mrpsim_send_topo(r, r->topo_left);
+    if (r->topo_left) {
+        timer_mod(r->topo_timer, mrpsim_clock_ns() +
+                  (int64_t)r->topo_interval * SCALE_US);
+    }
+}
+
+static void mrpsim_topo_stop(MrpsimRing *r)
+{
+    timer_del(r->topo_timer);
+    r->topo_left = 0;
+}
+
+/* Flush the learned entries of both ring ports; returns how many. */
+static unsigned int mrpsim_assist_flush(MrpsimRing *r)
+{
+    unsigned int which, n = 0;
+
+    for (which = 0; which < 2; which++) {
+        if (r->port[which] != MRPSIM_NONE) {
+            n += mrpsim_l2_flush_learned(&r->s->port[r->port[which]]);
+        }
+    }
+    trace_mrpsim_mrp_assist_flush(mrpsim_id(r->s), r->idx, n,
+                                  mrpsim_clock_ns());
+    return n;
+}
+
+/*
+ * A manager with ASSIST.OPEN lost a port of its closed ring: it opens
+ * the ring itself, as its software would a few milliseconds later.  The
+ * secondary forwards (from blocking), RING_STATE reads open (a
+ * transition), the ring ports' learned entries go, and the
+ * TopologyChange series starts, TOPO_REPEAT + 1 frames TOPO_INTERVAL
+ * apart announcing a flush in TOPO_REPEAT, ..., 1, 0 intervals.  Closing
+ * the ring again stays with software.
+ */
+static void mrpsim_assist_open(MrpsimRing *r)
+{
+    MrpsimState *s = r->s;
+    MrpsimPort *sec;
+
+    if (!(r->assist & MRPSIM_ASSIST_OPEN) || !mrpsim_ring_generates(r) ||
+        r->ring_state != MRPSIM_RSTATE_CLOSED) {
+        return;
+    }
+    if (r->port[1] != MRPSIM_NONE) {
+        sec = &s->port[r->port[1]];
+        if (mrpsim_port_up(sec) && mrpsim_port_blocking(sec)) {
+            sec->ctrl &= ~MRPSIM_PORT_CTRL_STATE_MASK;
+            sec->ctrl |= MRPSIM_PSTATE_FORWARDING <<
+                         MRPSIM_PORT_CTRL_STATE_SHIFT;
+            trace_mrpsim_port_ctrl(mrpsim_id(s), sec->idx, true,
+                                   MRPSIM_PSTATE_FORWARDING,
+                                   mrpsim_clock_ns());
+        }
+    }
+    r->ring_state = MRPSIM_RSTATE_OPEN;
+    r->transitions++;
+    mrpsim_report_arm(r);
+    trace_mrpsim_mrp_assist_open(mrpsim_id(s), r->idx, mrpsim_clock_ns());
+    mrpsim_assist_flush(r);
+    mrpsim_topo_stop(r);
+    if (r->topo_interval && r->topo_repeat) {
+        r->topo_left = r->topo_repeat;
+        timer_mod(r->topo_timer, mrpsim_clock_ns() +
+                  (int64_t)r->topo_interval * SCALE_US);
+    }
+    mrpsim_send_topo(r, r->topo_left);
+    mrpsim_event(s, MRPSIM_EV_MRP_ASSIST, MRPSIM_NONE, r->idx,
+                 MRPSIM_EV_ASSIST_OPENED | MRPSIM_EV_ASSIST_FLUSHED |
+                 r->gen << MRPSIM_EV_MRP_GEN_SHIFT);
+}
+
+/* A client's flush, TopologyChange's interval after the frame. */
+static void mrpsim_flush_timer(void *opaque)
+{
+    MrpsimRing *r = opaque;
+
+    mrpsim_assist_flush(r);
+    mrpsim_event(r->s, MRPSIM_EV_MRP_ASSIST, MRPSIM_NONE, r->idx,
+                 MRPSIM_EV_ASSIST_FLUSHED);
+}
+
+/*
+ * A client with ASSIST.FLUSH got an MRP_TopologyChange: flush the ring
+ * ports after its interval (at once for 0), as the frame asks; a later
+ * frame of the series (each ring port gets every one) sets the time anew.
+ */
+static void mrpsim_assist_topo_rx(MrpsimRing *r, const uint8_t *tlv)
+{
+    uint16_t ms;
+
+    if (!(r->assist & MRPSIM_ASSIST_FLUSH) || !mrpsim_ring_client(r) ||
+        tlv[1] < MRP_TOPO_TLV_LEN) {
+        return;
+    }
+    ms = lduw_be_p(tlv + 2 + 8);
+    trace_mrpsim_mrp_assist_topo_rx(mrpsim_id(r->s), r->idx, ms);
+    if (!ms) {
+        timer_del(r->flush_timer);
+        mrpsim_flush_timer(r);
+        return;
+    }
+    timer_mod(r->flush_timer, mrpsim_clock_ns() + (int64_t)ms * SCALE_MS);
 }
 
 /* One interval tick: check the monitor, then send the test frames. */
@@ -429,6 +615,11 @@ static void mrpsim_ring_reset(MrpsimRing *r)
     r->miss[0] = r->miss[1] = 0;
     r->report_due = 0;
     r->gen = 0;
+    timer_del(r->flush_timer);
+    mrpsim_topo_stop(r);
+    r->assist = 0;
+    r->topo_interval = 10000;
+    r->topo_repeat = 3;
 }
 
 uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
@@ -475,6 +666,12 @@ uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
         return r->status | r->gen << MRPSIM_MRP_STATUS_GEN_SHIFT;
     case MRPSIM_MRP_SEQ_ID:
         return r->seq_id;
+    case MRPSIM_MRP_TOPO_INTERVAL:
+        return r->topo_interval;
+    case MRPSIM_MRP_TOPO_REPEAT:
+        return r->topo_repeat;
+    case MRPSIM_MRP_ASSIST:
+        return r->assist;
     }
     return 0;
 }
@@ -505,6 +702,12 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
         }
         r->role = val;
         trace_mrpsim_mrp_role(mrpsim_id(s), r->idx, mrpsim_role_names[val]);
+        if (!mrpsim_ring_generates(r)) {
+            mrpsim_topo_stop(r);
+        }
+        if (!mrpsim_ring_client(r)) {
+            timer_del(r->flush_timer);
+        }
         if ((val == MRPSIM_ROLE_DISABLED || val == MRPSIM_ROLE_MRC) &&
             (r->status & MRPSIM_MRP_STATUS_RUNNING)) {
             mrpsim_test_stop(r);
@@ -593,6 +796,34 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
         }
         r->test_ctrl = val & (MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR);
         mrpsim_test_start(r);
+        return;
+    case MRPSIM_MRP_TOPO_INTERVAL:
+        if (val > MRPSIM_TOPO_INTERVAL_MAX ||
+            (val && val < MRPSIM_TEST_INTERVAL_MIN)) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->topo_interval = val;
+        return;
+    case MRPSIM_MRP_TOPO_REPEAT:
+        if (val > MRPSIM_TOPO_REPEAT_MAX) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->topo_repeat = val;
+        return;
+    case MRPSIM_MRP_ASSIST:
+        if (val & ~(MRPSIM_ASSIST_OPEN | MRPSIM_ASSIST_FLUSH)) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->assist = val;
+        if (!(val & MRPSIM_ASSIST_OPEN)) {
+            mrpsim_topo_stop(r);
+        }
+        if (!(val & MRPSIM_ASSIST_FLUSH)) {
+            timer_del(r->flush_timer);
+        }
         return;
     }
     trace_mrpsim_reg_ignored(addr, val);
@@ -754,6 +985,9 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
      * once.  Forwarding it here too would double it at every client.
      */
     mrpsim_trap(r, p, buf, len, 0);
+    if (first == MRP_TLV_RING_TOPO) {
+        mrpsim_assist_topo_rx(r, tlv);
+    }
     return true;
 }
 
@@ -818,6 +1052,12 @@ const VMStateDescription mrpsim_vmstate_ring = {
         VMSTATE_INT64(deadline, MrpsimRing),
         VMSTATE_INT64(end, MrpsimRing),
         VMSTATE_UINT32_ARRAY(miss, MrpsimRing, 2),
+        VMSTATE_UINT32(assist, MrpsimRing),
+        VMSTATE_UINT32(topo_interval, MrpsimRing),
+        VMSTATE_UINT32(topo_repeat, MrpsimRing),
+        VMSTATE_UINT32(topo_left, MrpsimRing),
+        VMSTATE_TIMER_PTR(topo_timer, MrpsimRing),
+        VMSTATE_TIMER_PTR(flush_timer, MrpsimRing),
         VMSTATE_END_OF_LIST()
     },
     .subsections = (const VMStateDescription * []) {
@@ -838,6 +1078,11 @@ static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
         r->ring_state > MRPSIM_RSTATE_CLOSED || r->report_due > 3 ||
         r->gen > 0xff ||
         r->interval < MRPSIM_TEST_INTERVAL_MIN ||
+        (r->assist & ~(MRPSIM_ASSIST_OPEN | MRPSIM_ASSIST_FLUSH)) ||
+        r->topo_interval > MRPSIM_TOPO_INTERVAL_MAX ||
+        (r->topo_interval && r->topo_interval < MRPSIM_TEST_INTERVAL_MIN) ||
+        r->topo_repeat > MRPSIM_TOPO_REPEAT_MAX ||
+        r->topo_left > r->topo_repeat ||
         (r->test_ctrl & ~(MRPSIM_TEST_CTRL_RUN | MRPSIM_TEST_CTRL_MONITOR)) ||
         (r->status & ~(MRPSIM_MRP_STATUS_RUNNING | lost)) ||
         !mrpsim_ports_ok(r, r->port[0], r->port[1])) {
@@ -881,6 +1126,22 @@ int mrpsim_mrp_post_load(MrpsimState *s)
     for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
         MrpsimRing *r = &s->ring[i];
 
+        /* a series or a flush is at most one interval (or frame) away */
+        if (!r->topo_left || !mrpsim_ring_generates(r) ||
+            !(r->assist & MRPSIM_ASSIST_OPEN)) {
+            mrpsim_topo_stop(r);
+        } else if (!timer_pending(r->topo_timer) ||
+                   timer_expire_time_ns(r->topo_timer) > now +
+                   (int64_t)r->topo_interval * SCALE_US) {
+            timer_mod(r->topo_timer, now);
+        }
+        if (!mrpsim_ring_client(r) || !(r->assist & MRPSIM_ASSIST_FLUSH)) {
+            timer_del(r->flush_timer);
+        } else if (timer_pending(r->flush_timer) &&
+                   timer_expire_time_ns(r->flush_timer) > now +
+                   (int64_t)UINT16_MAX * SCALE_MS) {
+            timer_mod(r->flush_timer, now);
+        }
         if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
             timer_del(r->timer);
             continue;
@@ -904,6 +1165,10 @@ void mrpsim_mrp_realize(MrpsimState *s)
         r->s = s;
         r->idx = i;
         r->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_test_timer, r);
+        r->topo_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_topo_timer,
+                                     r);
+        r->flush_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_flush_timer,
+                                      r);
     }
 }
 
@@ -914,6 +1179,10 @@ void mrpsim_mrp_unrealize(MrpsimState *s)
     for (i = 0; i < MRPSIM_MAX_RINGS; i++) {
         timer_free(s->ring[i].timer);
         s->ring[i].timer = NULL;
+        timer_free(s->ring[i].topo_timer);
+        s->ring[i].topo_timer = NULL;
+        timer_free(s->ring[i].flush_timer);
+        s->ring[i].flush_timer = NULL;
     }
 }
 
