@@ -66,8 +66,8 @@ GLOBAL_REGS = list(range(0, 0x60, 4)) + list(range(0x80, 0xa0, 4))  # + FDB
 Q_BASE_LO, Q_BASE_HI, Q_SIZE, Q_HEAD, Q_TAIL, Q_CTRL = 0, 4, 8, 0xc, 0x10, 0x14
 PORT_TXQ, PORT_RXQ = 0x000, 0x020
 PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI = 0x40, 0x44, 0x48, 0x4c
-PORT_FWD_MASK = 0x50
-NUM_COUNTERS = 30
+PORT_FWD_MASK, PORT_FLOOD_LIMIT = 0x50, 0x54
+NUM_COUNTERS = 31
 CNT_RX_FRAMES = 0
 
 
@@ -87,9 +87,10 @@ MRP_EDGE = [0x54, 0xfc]                 # just past the registers
 
 PORT_REGS = ([PORT_TXQ + o for o in range(0, 0x18, 4)] +
              [PORT_RXQ + o for o in range(0, 0x18, 4)] +
-             [PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI, PORT_FWD_MASK] +
+             [PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI, PORT_FWD_MASK,
+              PORT_FLOOD_LIMIT] +
              [0x100 + i * 4 for i in range(NUM_COUNTERS * 2)])
-PORT_EDGE = [0x18, 0x38, 0x54, 0xfc, 0x100 + NUM_COUNTERS * 8,
+PORT_EDGE = [0x18, 0x38, 0x58, 0xfc, 0x100 + NUM_COUNTERS * 8,
              0x104 + NUM_COUNTERS * 8, 0x1fc]
 
 # ---- Machine, memory map ----

@@ -1076,6 +1076,8 @@ static void check_power_on(Ctx *t, Sw *sw)
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_CTRL), ==,
                         MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_FWD_MASK), ==, 0);
+        g_assert_cmpuint(prd(sw, p, MRPSIM_PORT_FLOOD_LIMIT), ==,
+                         MRPSIM_FLOOD_LIMIT_DEFAULT);
         g_assert_cmphex(prd(sw, p, MRPSIM_PORT_MAC_HI), ==,
                         (0x40 + p) << 8);
         for (c = 0; c < MRPSIM_PORT_NUM_COUNTERS; c++) {
@@ -2443,6 +2445,58 @@ static void test_l2_forward(void)
     shutdown_ctx(t);
 }
 
+/* @n broadcasts from host 0, all at one instant of the virtual clock. */
+static void bcast_burst(Ctx *t, Sw *h, int n)
+{
+    uint8_t f[64];
+    int i;
+
+    for (i = 0; i < n; i++) {
+        tx(t, h, 0, f, host_frame(f, 64, host[0], bcast));
+    }
+}
+
+static void test_l2_storm_control(void)
+{
+    Ctx *t = boot(L2_SWITCHES, 2);
+    Sw *a = &t->sw[0], *h = &t->sw[1];
+    uint8_t f[64];
+    int i;
+
+    l2_setup(t, a, h);
+    /* 1000 floods/s: a burst of 20 (a fiftieth of a second), then 1/ms */
+    pwr(a, 0, MRPSIM_PORT_FLOOD_LIMIT, 1000);
+    bcast_burst(t, h, 30);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLOOD), ==, 20);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_STORM_DROP), ==, 10);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_TX_FRAMES), ==, 20);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_RX_CPU), ==, 20);
+    qtest_clock_step(t->qts, 5 * MS);
+    bcast_burst(t, h, 10);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLOOD), ==, 25);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_STORM_DROP), ==, 15);
+    /* known unicast is not flooding: never limited */
+    tx(t, h, 1, f, host_frame(f, 64, host[1], bcast));
+    for (i = 0; i < 30; i++) {
+        tx(t, h, 0, f, host_frame(f, 64, host[0], host[1]));
+    }
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FWD), ==, 30);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_STORM_DROP), ==, 15);
+    /* a full bucket again after a while, never more */
+    qtest_clock_step(t->qts, 1000 * MS);
+    bcast_burst(t, h, 21);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLOOD), ==, 45);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_STORM_DROP), ==, 16);
+    /* 0: no limit; a value out of range is refused */
+    pwr(a, 0, MRPSIM_PORT_FLOOD_LIMIT, 0);
+    bcast_burst(t, h, 40);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_L2_FLOOD), ==, 85);
+    pwr(a, 0, MRPSIM_PORT_FLOOD_LIMIT, MRPSIM_FLOOD_LIMIT_MAX + 1);
+    expect_err(a, MRPSIM_ERR_REG, 0);
+    g_assert_cmpuint(prd(a, 0, MRPSIM_PORT_FLOOD_LIMIT), ==, 0);
+    shutdown_ctx(t);
+}
+
 static void test_l2_fdb(void)
 {
     Ctx *t = boot(L2_SWITCHES, 2);
@@ -3095,6 +3149,7 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/evq-self-dma", test_evq_self_dma);
     qtest_add_func("/mrpsim/l2-forward", test_l2_forward);
     qtest_add_func("/mrpsim/l2-fdb", test_l2_fdb);
+    qtest_add_func("/mrpsim/l2-storm-control", test_l2_storm_control);
     qtest_add_func("/mrpsim/l2-ageing", test_l2_ageing);
     qtest_add_func("/mrpsim/assist-open", test_assist_open);
     qtest_add_func("/mrpsim/assist-flush", test_assist_flush);

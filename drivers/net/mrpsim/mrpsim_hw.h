@@ -179,6 +179,9 @@ enum mrpsim_err {
 #define MRPSIM_PORT_MAC_LO		0x048	/* RW, port MAC bytes 0-3 */
 #define MRPSIM_PORT_MAC_HI		0x04c	/* RW, port MAC bytes 4-5 */
 #define MRPSIM_PORT_FWD_MASK		0x050	/* RW, bit q: may forward to q */
+#define MRPSIM_PORT_FLOOD_LIMIT		0x054	/* RW, flooded frames/s, 0: any */
+#define MRPSIM_FLOOD_LIMIT_DEFAULT	2000	/* power-on */
+#define MRPSIM_FLOOD_LIMIT_MAX		1000000
 
 /* Per-port 64-bit counters at MRPSIM_PORT_BASE(p) + MRPSIM_PORT_CNT(i),
  * in register order; MRPSIM_PORT_COUNTER_NAMES gives their ethtool names.
@@ -217,6 +220,7 @@ enum mrpsim_port_counter {
 	MRPSIM_CNT_L2_QUEUE_DROP,	/* not forwarded: queue full */
 	MRPSIM_CNT_MRP_TOPO_TX,		/* TopologyChange sent by the assist */
 	MRPSIM_CNT_L2_FLUSHED,		/* learned entries the assist flushed */
+	MRPSIM_CNT_L2_STORM_DROP,	/* not flooded: over FLOOD_LIMIT */
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
@@ -252,6 +256,7 @@ enum mrpsim_port_counter {
 	[MRPSIM_CNT_L2_QUEUE_DROP]	= "hw_l2_queue_drop",		\
 	[MRPSIM_CNT_MRP_TOPO_TX]	= "hw_mrp_topo_tx",		\
 	[MRPSIM_CNT_L2_FLUSHED]		= "hw_l2_flushed",		\
+	[MRPSIM_CNT_L2_STORM_DROP]	= "hw_l2_storm_drop",		\
 }
 
 /* ---- MRP engine, one block per ring instance ---- */

@@ -785,6 +785,8 @@ static uint32_t mrpsim_port_read(MrpsimPort *p, hwaddr off)
         return lduw_le_p(p->mac + 4);
     case MRPSIM_PORT_FWD_MASK:
         return p->fwd_mask;
+    case MRPSIM_PORT_FLOOD_LIMIT:
+        return p->flood_limit;
     }
     return 0;
 }
@@ -893,6 +895,14 @@ static void mrpsim_port_write(MrpsimPort *p, hwaddr addr, hwaddr off,
         /* bits of ports the switch does not have read as 0 */
         p->fwd_mask = val & ((1u << s->nports) - 1);
         return;
+    case MRPSIM_PORT_FLOOD_LIMIT:
+        if (val > MRPSIM_FLOOD_LIMIT_MAX) {
+            mrpsim_error(s, MRPSIM_ERR_REG, p->idx, addr);
+            return;
+        }
+        p->flood_limit = val;
+        mrpsim_l2_flood_reset(p);
+        return;
     }
     trace_mrpsim_reg_ignored(addr, val);
 }
@@ -994,6 +1004,8 @@ static void mrpsim_reset_state(MrpsimState *s)
         p->ctrl = MRPSIM_PORT_CTRL_EN | MRPSIM_PORT_CTRL_FLOOD_ALL |
                   MRPSIM_PSTATE_FORWARDING << MRPSIM_PORT_CTRL_STATE_SHIFT;
         p->fwd_mask = 0;
+        p->flood_limit = MRPSIM_FLOOD_LIMIT_DEFAULT;
+        mrpsim_l2_flood_reset(p);
         mrpsim_u64_to_mac(p->mac, mac + i);
         memset(p->cnt, 0, sizeof(p->cnt));
         p->link = mrpsim_link_now(p);
@@ -1166,9 +1178,12 @@ static int mrpsim_post_load(void *opaque, int version_id)
             (p->ctrl & ~MRPSIM_PORT_CTRL_RW) ||
             ((p->ctrl & MRPSIM_PORT_CTRL_STATE_MASK) >>
              MRPSIM_PORT_CTRL_STATE_SHIFT) > MRPSIM_PSTATE_LEARNING ||
-            (p->fwd_mask & ~((1u << s->nports) - 1))) {
+            (p->fwd_mask & ~((1u << s->nports) - 1)) ||
+            p->flood_limit > MRPSIM_FLOOD_LIMIT_MAX) {
             return -EINVAL;
         }
+        /* storm control starts afresh, with a full bucket */
+        mrpsim_l2_flood_reset(p);
         /*
          * p->link is what the guest last saw; mrpsim_vm_state_change()
          * compares it with the backends here when the VM runs
@@ -1229,6 +1244,7 @@ static const VMStateDescription mrpsim_vmstate_port = {
         VMSTATE_UINT32(ctrl, MrpsimPort),
         VMSTATE_UINT8_ARRAY(mac, MrpsimPort, 6),
         VMSTATE_UINT32(fwd_mask, MrpsimPort),
+        VMSTATE_UINT32(flood_limit, MrpsimPort),
         VMSTATE_UINT64_ARRAY(cnt, MrpsimPort, MRPSIM_PORT_NUM_COUNTERS),
         VMSTATE_END_OF_LIST()
     }

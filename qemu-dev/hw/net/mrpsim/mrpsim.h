@@ -61,6 +61,9 @@ typedef struct MrpsimPort {
     uint8_t mac[6];             /* PORT_MAC_LO/HI */
     bool link;
     uint32_t fwd_mask;          /* PORT_FWD_MASK */
+    uint32_t flood_limit;       /* PORT_FLOOD_LIMIT, frames/s */
+    int64_t flood_credit;       /* storm control: ns of allowance */
+    int64_t flood_stamp;        /* virtual clock of the last refill */
     uint64_t cnt[MRPSIM_PORT_NUM_COUNTERS];
 } MrpsimPort;
 
@@ -244,6 +247,7 @@ int mrpsim_l2_post_load(MrpsimState *s);
 uint32_t mrpsim_l2_read(MrpsimState *s, hwaddr addr);
 bool mrpsim_l2_write(MrpsimState *s, hwaddr addr, uint32_t val);
 bool mrpsim_l2_egress_ok(MrpsimPort *q);
+void mrpsim_l2_flood_reset(MrpsimPort *p);
 unsigned int mrpsim_l2_flush_learned(MrpsimPort *p);
 bool mrpsim_l2_receive(MrpsimPort *p, const uint8_t *buf, size_t len,
                        bool link_local, uint16_t *flags);

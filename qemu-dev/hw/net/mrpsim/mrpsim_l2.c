@@ -211,6 +211,46 @@ static unsigned int mrpsim_pstate(MrpsimPort *p)
            MRPSIM_PORT_CTRL_STATE_SHIFT;
 }
 
+/*
+ * Storm control: a token bucket per ingress port lets FLOOD_LIMIT flooded
+ * frames a second through, in bursts of up to a fiftieth of a second's
+ * worth.  A loop of switches (a ring whose manager does not block) then
+ * costs the host, and the CPUs the floods are copied to, a bounded rate,
+ * as a real switch's storm control bounds what a loop costs.
+ */
+static int64_t mrpsim_flood_cap(MrpsimPort *p, int64_t cost)
+{
+    return cost * MAX(p->flood_limit / 50, 1);
+}
+
+void mrpsim_l2_flood_reset(MrpsimPort *p)
+{
+    p->flood_stamp = mrpsim_clock_ns();
+    p->flood_credit = p->flood_limit ?
+        mrpsim_flood_cap(p, NANOSECONDS_PER_SECOND / p->flood_limit) : 0;
+}
+
+static bool mrpsim_flood_ok(MrpsimPort *p)
+{
+    int64_t now, cost;
+
+    if (!p->flood_limit) {
+        return true;
+    }
+    now = mrpsim_clock_ns();
+    cost = NANOSECONDS_PER_SECOND / p->flood_limit;
+    if (now > p->flood_stamp) {
+        p->flood_credit = MIN(p->flood_credit + (now - p->flood_stamp),
+                              mrpsim_flood_cap(p, cost));
+        p->flood_stamp = now;
+    }
+    if (p->flood_credit < cost) {
+        return false;
+    }
+    p->flood_credit -= cost;
+    return true;
+}
+
 /* Whether hardware-forwarded data frames may leave @q now. */
 bool mrpsim_l2_egress_ok(MrpsimPort *q)
 {
@@ -278,6 +318,11 @@ bool mrpsim_l2_receive(MrpsimPort *p, const uint8_t *buf, size_t len,
         flood = MRPSIM_PORT_CTRL_FLOOD_BC;
     } else {
         flood = MRPSIM_PORT_CTRL_FLOOD_MC;
+    }
+    if (!mrpsim_flood_ok(p)) {
+        p->cnt[MRPSIM_CNT_L2_STORM_DROP]++;
+        trace_mrpsim_drop(p->idx, len, "l2 flood over FLOOD_LIMIT");
+        return false;
     }
     p->cnt[MRPSIM_CNT_L2_FLOOD]++;
     trace_mrpsim_l2_flood(mrpsim_id(s), p->idx, mask, flood);
