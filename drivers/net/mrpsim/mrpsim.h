@@ -3,13 +3,18 @@
  * mrpsim: switchdev driver for the mrpsim MRP offload switch.
  *
  * The device is a PCI Ethernet switch whose ports each have a TX and an RX
- * descriptor ring, an event queue shared by all ports and an engine that
- * runs the Media Redundancy Protocol (IEC 62439-2) test frames.  Data
- * frames are forwarded by the Linux bridge.  Of the MRP frames, the device
- * forwards only MRP_Test between the ring ports of a client, and never
- * hands those to the CPU; every other MRP frame (TopologyChange,
- * LinkDown/LinkUp, Option) goes to the CPU only and the bridge forwards
- * it, so that each crosses every cable of the ring once (see
+ * descriptor ring, an event queue shared by all ports, an FDB with L2
+ * forwarding and an engine that runs the Media Redundancy Protocol (IEC
+ * 62439-2) test frames.  On a device with L2 forwarding (CAP.L2) the ports
+ * of one switch in one bridge forward to each other in hardware: known
+ * unicast stays in the switch, floods also reach the CPU marked as
+ * forwarded, and the bridge forwards only to ports outside the switch
+ * (mrpsim_fdb.c).  Without it, every frame reaches the CPU and the
+ * bridge forwards it.  Of the MRP frames, the device forwards only
+ * MRP_Test between the ring ports of a client, and never hands those to
+ * the CPU; every other MRP frame (TopologyChange, LinkDown/LinkUp,
+ * Option) goes to the CPU only, never into L2 forwarding, and the bridge
+ * forwards it, so that each crosses every cable of the ring once (see
  * mrpsim_mrp.c).  The programming model lives in mrpsim_hw.h and
  * docs/specs/mrpsim.rst.
  */
@@ -17,6 +22,8 @@
 #define _MRPSIM_H
 
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/if_bridge.h>
 #include <linux/io.h>
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
@@ -137,6 +144,10 @@ struct mrpsim_drv_stats {
 
 struct mrpsim;
 
+/* Bridge port flags the device offloads (PORT_CTRL LEARN and FLOOD_*). */
+#define MRPSIM_BRPORT_FLAGS	(BR_LEARNING | BR_FLOOD | BR_MCAST_FLOOD | \
+				 BR_BCAST_FLOOD)
+
 /* Bits of mrpsim_port::mrp_state */
 #define MRPSIM_PORT_MRP_LOST	0
 #define MRPSIM_PORT_CARRIER_DEFERRED	1
@@ -154,8 +165,10 @@ struct mrpsim;
  * @nstats: counters updated by NAPI
  * @xstats: counters updated by ndo_start_xmit
  * @estats: counters updated by event processing
- * @bridge: bridge the port is offloaded to, or NULL (RTNL)
+ * @bridge: bridge the port is offloaded to, or NULL (RTNL to change it)
  * @stp_state: bridge port state (BR_STATE_*) (RTNL)
+ * @brport_flags: the bridge port's MRPSIM_BRPORT_FLAGS (RTNL)
+ * @ageing_ms: ageing time of the port's bridge, in ms, 0: never (RTNL)
  * @hw_up: the rings run and NAPI is enabled (RTNL)
  * @mrp: MRP ring the port belongs to, or NULL (RTNL and sw->mrp_lock)
  * @mrp_state: MRPSIM_PORT_MRP_LOST: the engine's last loss/regain event;
@@ -182,6 +195,8 @@ struct mrpsim_port {
 	struct mrpsim_ev_stats estats;
 	struct net_device *bridge;
 	u8 stp_state;
+	unsigned long brport_flags;
+	unsigned int ageing_ms;
 	bool hw_up;
 	struct mrpsim_mrp *mrp;
 	unsigned long mrp_state;
@@ -227,6 +242,69 @@ struct mrpsim_mrp {
 };
 
 /**
+ * struct mrpsim_fdb_shadow - a learned FDB entry as the bridge was told
+ * @mac: the address
+ * @port: the port it was reported on
+ * @valid: the bridge has it as an entry the switch learned
+ */
+struct mrpsim_fdb_shadow {
+	u8 mac[ETH_ALEN];
+	u8 port;
+	bool valid;
+};
+
+/**
+ * struct mrpsim_fdb_note - a change of the switch's FDB for the bridge
+ * @port: the port of the entry
+ * @bridge: the port's bridge when the entry was read
+ * @mac: its address
+ * @event: SWITCHDEV_FDB_ADD_TO_BRIDGE or SWITCHDEV_FDB_DEL_TO_BRIDGE
+ */
+struct mrpsim_fdb_note {
+	struct mrpsim_port *port;
+	struct net_device *bridge;
+	u8 mac[ETH_ALEN];
+	unsigned long event;
+};
+
+/* Slots the FDB work reads at a time, and what they can tell the bridge:
+ * a learned entry gone and another in its place.
+ */
+#define MRPSIM_FDB_BATCH	64
+#define MRPSIM_FDB_NOTES	(2 * MRPSIM_FDB_BATCH)
+
+/**
+ * struct mrpsim_fdb - the switch's FDB as the driver keeps track of it
+ * @lock: serialises FDB command sequences, @shadow and @entries (taken
+ *	after RTNL)
+ * @size: slots in the device's FDB
+ * @ageing: FDB_AGEING as last written, in ms, 0: never (RTNL)
+ * @shadow: per slot, the learned entry last reported to the bridge
+ * @entries: entries the bridge gave the switch (struct mrpsim_fdb_entry)
+ * @pending: slots with an FDB event not read yet
+ * @rescan: events were lost: read every slot
+ * @work: reads the slots of @pending and tells the bridge
+ * @notes: what @work tells the bridge of a batch of slots
+ * @num_notes: entries of @notes in use
+ * @add_full: entries the bridge gave that found no free slot
+ * @rescans: times every slot was read after events were lost
+ */
+struct mrpsim_fdb {
+	struct mutex lock; /* FDB registers, shadow, entries */
+	unsigned int size;
+	u32 ageing;
+	struct mrpsim_fdb_shadow *shadow;
+	struct list_head entries;
+	DECLARE_BITMAP(pending, MRPSIM_FDB_ENTRIES);
+	atomic_t rescan;
+	struct work_struct work;
+	struct mrpsim_fdb_note *notes;
+	unsigned int num_notes;
+	atomic64_t add_full;
+	atomic64_t rescans;
+};
+
+/**
  * struct mrpsim - one switch (PCI function)
  * @pdev: PCI device
  * @regs: BAR0 registers
@@ -236,6 +314,7 @@ struct mrpsim_mrp {
  * @num_rings: number of engine instances
  * @mrp_engine: the MRP engine is present and in use
  * @mra: the engine supports the MRA role (test monitor)
+ * @l2: the device's FDB and L2 forwarding are present and in use
  * @ports: ports, @num_ports of them
  * @evq: event queue, DMA-coherent
  * @evq_dma: DMA address of @evq
@@ -249,7 +328,8 @@ struct mrpsim_mrp {
  * @bad_events: malformed events from the device
  * @evq_restarts: event queue restarts after it halted on a DMA error
  * @mrp_stale_events: MRP events of a test stopped since, dropped
- * @debugfs: the switch's debugfs directory (fault injection)
+ * @fdb: FDB state (mrpsim_fdb.c)
+ * @debugfs: the switch's debugfs directory (fault injection, FDB)
  */
 struct mrpsim {
 	struct pci_dev *pdev;
@@ -260,6 +340,7 @@ struct mrpsim {
 	unsigned int num_rings;
 	bool mrp_engine;
 	bool mra;
+	bool l2;
 	struct mrpsim_port *ports[MRPSIM_MAX_PORTS];
 	struct mrpsim_event *evq;
 	dma_addr_t evq_dma;
@@ -274,6 +355,7 @@ struct mrpsim {
 	atomic64_t bad_events;
 	atomic64_t evq_restarts;
 	atomic64_t mrp_stale_events;
+	struct mrpsim_fdb fdb;
 	struct dentry *debugfs;
 };
 
@@ -364,6 +446,25 @@ extern const struct ethtool_ops mrpsim_ethtool_ops;
 bool mrpsim_netdev_check(const struct net_device *dev);
 int mrpsim_switchdev_register(void);
 void mrpsim_switchdev_unregister(void);
+
+/* mrpsim_fdb.c */
+int mrpsim_fdb_module_init(void);
+void mrpsim_fdb_module_exit(void);
+int mrpsim_fdb_init(struct mrpsim *sw);
+void mrpsim_fdb_debugfs_init(struct mrpsim *sw);
+bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev);
+void mrpsim_fdb_resync(struct mrpsim *sw);
+int mrpsim_fdb_to_device(struct net_device *dev, struct net_device *orig_dev,
+			 unsigned long event, const void *ctx,
+			 const struct switchdev_notifier_fdb_info *info);
+bool mrpsim_foreign_dev_check(const struct net_device *dev,
+			      const struct net_device *foreign_dev);
+u32 mrpsim_l2_port_ctrl(const struct mrpsim_port *port);
+void mrpsim_l2_port_join(struct mrpsim_port *port);
+void mrpsim_l2_port_leave(struct mrpsim_port *port);
+void mrpsim_l2_stp_state_changed(struct mrpsim_port *port, u8 old);
+int mrpsim_l2_set_ageing(struct mrpsim_port *port, clock_t ageing,
+			 struct netlink_ext_ack *extack);
 
 /* mrpsim_mrp.c */
 int mrpsim_mrp_obj_add(struct mrpsim_port *port,

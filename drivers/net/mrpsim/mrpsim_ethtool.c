@@ -4,7 +4,8 @@
  *
  * ethtool -S shows the device's per-port counters (MRP engine counters
  * included, whether the engine is used or not), then the driver's
- * per-port counters, then switch-wide error counters.
+ * per-port counters, then switch-wide counters: errors, events, the
+ * FDB's entries in use and the entries it had no room for.
  */
 
 #include <linux/ethtool.h>
@@ -58,6 +59,9 @@ enum mrpsim_sw_stat {
 	MRPSIM_SW_BAD_EVENTS,
 	MRPSIM_SW_EVQ_RESTARTS,
 	MRPSIM_SW_MRP_STALE_EVENTS,
+	MRPSIM_SW_FDB_ENTRIES,
+	MRPSIM_SW_FDB_ADD_FULL,
+	MRPSIM_SW_FDB_RESCANS,
 	MRPSIM_SW_NUM_STATS
 };
 
@@ -72,6 +76,9 @@ static const char * const mrpsim_sw_stat_names[MRPSIM_SW_NUM_STATS] = {
 	[MRPSIM_SW_BAD_EVENTS]		= "sw_bad_events",
 	[MRPSIM_SW_EVQ_RESTARTS]	= "sw_evq_restarts",
 	[MRPSIM_SW_MRP_STALE_EVENTS]	= "sw_mrp_stale_events",
+	[MRPSIM_SW_FDB_ENTRIES]		= "sw_fdb_entries",
+	[MRPSIM_SW_FDB_ADD_FULL]	= "sw_fdb_add_full",
+	[MRPSIM_SW_FDB_RESCANS]		= "sw_fdb_rescans",
 };
 
 #define MRPSIM_NUM_STATS	(MRPSIM_PORT_NUM_COUNTERS + \
@@ -154,6 +161,11 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 	sw_data[MRPSIM_SW_EVQ_RESTARTS] = atomic64_read(&sw->evq_restarts);
 	sw_data[MRPSIM_SW_MRP_STALE_EVENTS] =
 		atomic64_read(&sw->mrp_stale_events);
+	/* a gauge: the device's entries in use, learned ones included */
+	sw_data[MRPSIM_SW_FDB_ENTRIES] =
+		sw->l2 ? mrpsim_read(sw, MRPSIM_REG_FDB_COUNT) : 0;
+	sw_data[MRPSIM_SW_FDB_ADD_FULL] = atomic64_read(&sw->fdb.add_full);
+	sw_data[MRPSIM_SW_FDB_RESCANS] = atomic64_read(&sw->fdb.rescans);
 }
 
 static void mrpsim_get_ringparam(struct net_device *netdev,

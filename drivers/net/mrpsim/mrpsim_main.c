@@ -3,7 +3,8 @@
  * mrpsim: PCI probe, event queue and interrupts.
  *
  * Vector 0 signals the event queue, which carries link changes, MRP engine
- * events and device errors; it is handled by a threaded interrupt handler.
+ * events, FDB changes and device errors; it is handled by a threaded
+ * interrupt handler.
  * Vector 1 + N signals port N's RX and TX completions, handled by the
  * port's NAPI context (mrpsim_port.c).  Every vector masks itself when it
  * fires and is unmasked by the driver once its work is drained.
@@ -29,6 +30,12 @@ static bool mrp_offload = true;
 module_param(mrp_offload, bool, 0444);
 MODULE_PARM_DESC(mrp_offload,
 		 "Run MRP rings in the device's MRP engine when it has one (default: 1); with 0 the bridge runs MRP in software and the device only traps MRP frames to the CPU");
+
+/* Off until the MRP suites have run with it on (issue 13). */
+static bool l2_offload;
+module_param(l2_offload, bool, 0444);
+MODULE_PARM_DESC(l2_offload,
+		 "Forward between the ports of a switch in one bridge in the device when it can (default: 0); with 0 the bridge forwards every frame in software");
 
 #define MRPSIM_RESET_POLL_US	10
 #define MRPSIM_RESET_TIMEOUT_US	10000
@@ -117,6 +124,10 @@ static void mrpsim_handle_event(struct mrpsim *sw,
 	case MRPSIM_EV_ERROR:
 		mrpsim_error_event(sw, le32_to_cpu(ev->data));
 		return;
+	case MRPSIM_EV_FDB:
+		if (mrpsim_fdb_event(sw, ev))
+			return;
+		break;
 	default:
 		break;
 	}
@@ -146,6 +157,7 @@ static void mrpsim_resync(struct mrpsim *sw)
 					     MRPSIM_PORT_STATUS_LINK);
 	}
 	mrpsim_mrp_resync(sw);
+	mrpsim_fdb_resync(sw);
 }
 
 /* Point the device at the (empty) event queue; it starts at entry 0. */
@@ -304,6 +316,7 @@ static void mrpsim_debugfs_init(struct mrpsim *sw)
 					 mrpsim_debugfs_root);
 	debugfs_create_file("evq_fault", 0200, sw->debugfs, sw,
 			    &mrpsim_evq_fault_fops);
+	mrpsim_fdb_debugfs_init(sw);
 }
 
 static int mrpsim_hw_init(struct mrpsim *sw)
@@ -340,6 +353,7 @@ static int mrpsim_hw_init(struct mrpsim *sw)
 		sw->mra = !!(cap & MRPSIM_CAP_MRA);
 		sw->mrp_engine = mrp_offload && sw->num_rings;
 	}
+	sw->l2 = l2_offload && (cap & MRPSIM_CAP_L2);
 
 	mrpsim_mac_from_regs(sw->base_mac,
 			     mrpsim_read(sw, MRPSIM_REG_MAC_LO),
@@ -435,6 +449,9 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = mrpsim_hw_init(sw);
 	if (err)
 		return err;
+	err = mrpsim_fdb_init(sw);
+	if (err)
+		return err;
 
 	/* There is no INTx: the device needs one vector per port plus one. */
 	nvecs = MRPSIM_NUM_VECS(sw->num_ports);
@@ -464,10 +481,11 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mrpsim_irq_unmask(sw, MRPSIM_VEC_EVENT);
 	mrpsim_debugfs_init(sw);
 
-	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s\n",
+	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s, L2 forwarding %s\n",
 		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
 		 MRPSIM_VER_MINOR(sw->version),
-		 sw->mrp_engine ? "offloaded" : "in software");
+		 sw->mrp_engine ? "offloaded" : "in software",
+		 sw->l2 ? "offloaded" : "in software");
 
 	return 0;
 
@@ -488,6 +506,7 @@ static void mrpsim_remove(struct pci_dev *pdev)
 	mrpsim_irq_mask(sw, MRPSIM_VEC_EVENT);
 	free_irq(sw->ev_irq, sw);
 	cancel_work_sync(&sw->mrp_work);
+	cancel_work_sync(&sw->fdb.work);
 
 	/* Unregistering the ports takes them out of their bridges, which
 	 * deletes their MRP rings through switchdev.
@@ -514,17 +533,26 @@ static int __init mrpsim_init(void)
 {
 	int err;
 
-	err = mrpsim_switchdev_register();
+	err = mrpsim_fdb_module_init();
 	if (err)
 		return err;
 
+	err = mrpsim_switchdev_register();
+	if (err)
+		goto err_fdb;
+
 	mrpsim_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	err = pci_register_driver(&mrpsim_pci_driver);
-	if (err) {
-		debugfs_remove(mrpsim_debugfs_root);
-		mrpsim_switchdev_unregister();
-	}
+	if (err)
+		goto err_switchdev;
 
+	return 0;
+
+err_switchdev:
+	debugfs_remove(mrpsim_debugfs_root);
+	mrpsim_switchdev_unregister();
+err_fdb:
+	mrpsim_fdb_module_exit();
 	return err;
 }
 module_init(mrpsim_init);
@@ -534,6 +562,7 @@ static void __exit mrpsim_exit(void)
 	pci_unregister_driver(&mrpsim_pci_driver);
 	debugfs_remove(mrpsim_debugfs_root);
 	mrpsim_switchdev_unregister();
+	mrpsim_fdb_module_exit();
 }
 module_exit(mrpsim_exit);
 

@@ -243,8 +243,9 @@ static int mrpsim_rx(struct mrpsim_port *port, int budget)
 		skb_put(skb, len);
 		skb->protocol = eth_type_trans(skb, port->netdev);
 		if (status & MRPSIM_DESC_FWD) {
-			/* The device already sent it out of the other ring
-			 * port: the bridge must not forward it again.
+			/* The device already flooded it to the other ports of
+			 * the switch in the bridge: the bridge must forward it
+			 * only to ports outside the switch.
 			 */
 			skb->offload_fwd_mark = 1;
 			fwd++;
@@ -450,38 +451,55 @@ dropped:
 	return NETDEV_TX_OK;
 }
 
+/* The device state of a bridge port state.  A device with L2 forwarding
+ * takes STP's states as they are: its blocking, listening and learning
+ * states pass MRP and link-local frames (BPDUs) to and from the CPU.  An
+ * older device passes only MRP frames on a blocking port, so there STP's
+ * blocking, listening and learning states stay in the bridge, which
+ * filters in software anyway; blocking is done in hardware only on MRP
+ * ring ports, whose state MRP drives.
+ */
+static u32 mrpsim_port_hw_state(const struct mrpsim_port *port)
+{
+	switch (port->stp_state) {
+	case BR_STATE_DISABLED:
+		return MRPSIM_PSTATE_DISABLED;
+	case BR_STATE_BLOCKING:
+		if (port->sw->l2)
+			return MRPSIM_PSTATE_BLOCKING;
+		break;
+	case BR_STATE_LISTENING:
+		if (port->sw->l2)
+			return MRPSIM_PSTATE_LISTENING;
+		break;
+	case BR_STATE_LEARNING:
+		if (port->sw->l2)
+			return MRPSIM_PSTATE_LEARNING;
+		break;
+	default:
+		return MRPSIM_PSTATE_FORWARDING;
+	}
+
+	return port->mrp ? MRPSIM_PSTATE_BLOCKING : MRPSIM_PSTATE_FORWARDING;
+}
+
 /**
  * mrpsim_port_apply_state() - program PORT_CTRL from the driver's state
  * @port: the port
  *
- * The port is enabled while its rings run.  The device drops every frame
- * but MRP frames on a blocking port, BPDUs included, so STP's blocking,
- * listening and learning states stay in the bridge, which filters in
- * software anyway; blocking is done in hardware only on MRP ring ports,
- * whose state MRP drives.
+ * The port is enabled while its rings run; with L2 forwarding, it learns
+ * and takes floods as its bridge port flags say.
  */
 void mrpsim_port_apply_state(struct mrpsim_port *port)
 {
-	u32 state, ctrl = 0;
-
-	switch (port->stp_state) {
-	case BR_STATE_DISABLED:
-		state = MRPSIM_PSTATE_DISABLED;
-		break;
-	case BR_STATE_LISTENING:
-	case BR_STATE_LEARNING:
-	case BR_STATE_BLOCKING:
-		state = port->mrp ? MRPSIM_PSTATE_BLOCKING :
-				    MRPSIM_PSTATE_FORWARDING;
-		break;
-	default:
-		state = MRPSIM_PSTATE_FORWARDING;
-		break;
-	}
+	u32 state = mrpsim_port_hw_state(port);
+	u32 ctrl = 0;
 
 	if (port->hw_up)
 		ctrl |= MRPSIM_PORT_CTRL_EN;
 	ctrl |= FIELD_PREP(MRPSIM_PORT_CTRL_STATE_MASK, state);
+	if (port->sw->l2)
+		ctrl |= mrpsim_l2_port_ctrl(port);
 	trace_mrpsim_port_ctrl(port->netdev, port->hw_up, state);
 	mrpsim_port_write(port, MRPSIM_PORT_CTRL, ctrl);
 }
