@@ -3037,6 +3037,27 @@ static gsize find_fdb_entry(char *buf, gsize len, const uint8_t *mac)
 #define RING0_DEADLINE  30
 #define RING0_END       38
 
+/* A destination loading @buf (written to @path) refuses it: QEMU exits. */
+static void expect_refused(const char *path, const char *buf, gsize len,
+                           const char *incoming)
+{
+    Ctx *dst;
+    QDict *rsp;
+    int i;
+
+    g_assert(g_file_set_contents(path, buf, len, NULL));
+    dst = boot_incoming(TWO_SWITCHES, "defer");
+    qtest_set_expected_status(dst->qts, EXIT_FAILURE);
+    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
+                    " 'arguments': {'uri': %s}}", incoming);
+    qobject_unref(rsp);
+    for (i = 0; i < 1000 && qtest_probe_child(dst->qts); i++) {
+        g_usleep(10000);
+    }
+    g_assert(!qtest_probe_child(dst->qts));
+    shutdown_ctx(dst);
+}
+
 /*
  * The destination checks what it loads: a running test's deadline and
  * end are taken within sane bounds of its own clock, and a value no
@@ -3052,7 +3073,6 @@ static void test_migrate_bad_stream(void)
     g_autofree char *incoming = NULL;
     QDict *rsp;
     gsize len, off, fdb_off;
-    int i;
 
     mwr(a, 0, MRPSIM_MRP_TEST_PERIOD, MIG_PERIOD_US);
     start_mrm(a, MRPSIM_ROLE_MRM, MIG_IV_US, MIG_MAX_MISS);
@@ -3084,32 +3104,12 @@ static void test_migrate_bad_stream(void)
     /* an FDB entry on a port the switch does not have: refused */
     fdb_off = find_fdb_entry(buf, len, host[3]);
     buf[fdb_off + 6] = 2;
-    g_assert(g_file_set_contents(path, buf, len, NULL));
-    dst = boot_incoming(TWO_SWITCHES, "defer");
-    qtest_set_expected_status(dst->qts, EXIT_FAILURE);
-    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
-                    " 'arguments': {'uri': %s}}", incoming);
-    qobject_unref(rsp);
-    for (i = 0; i < 1000 && qtest_probe_child(dst->qts); i++) {
-        g_usleep(10000);
-    }
-    g_assert(!qtest_probe_child(dst->qts));
-    shutdown_ctx(dst);
+    expect_refused(path, buf, len, incoming);
     buf[fdb_off + 6] = 1;
 
     /* TEST_INTERVAL below 100 us: refused */
     stl_be_p(buf + off, MRPSIM_TEST_INTERVAL_MIN - 1);
-    g_assert(g_file_set_contents(path, buf, len, NULL));
-    dst = boot_incoming(TWO_SWITCHES, "defer");
-    qtest_set_expected_status(dst->qts, EXIT_FAILURE);
-    rsp = qtest_qmp(dst->qts, "{'execute': 'migrate-incoming',"
-                    " 'arguments': {'uri': %s}}", incoming);
-    qobject_unref(rsp);
-    for (i = 0; i < 1000 && qtest_probe_child(dst->qts); i++) {
-        g_usleep(10000);
-    }
-    g_assert(!qtest_probe_child(dst->qts));
-    shutdown_ctx(dst);
+    expect_refused(path, buf, len, incoming);
     unlink(path);
 }
 

@@ -78,36 +78,57 @@ static uint32_t mrpsim_lost_bit(unsigned int which)
 
 /* ---- Test frames ---- */
 
+/*
+ * An MRP frame from @p to @dmac up to its first TLV's header (@type,
+ * @len), zeroed to MRP_TEST_FRAME_MAX; returns the TLV's value offset.
+ */
+static size_t mrpsim_frame_head(MrpsimPort *p, const uint8_t *dmac,
+                                uint8_t type, uint8_t len, uint8_t *f)
+{
+    memset(f, 0, MRP_TEST_FRAME_MAX);
+    memcpy(f, dmac, 6);
+    memcpy(f + 6, p->mac, 6);
+    stw_be_p(f + 12, MRPSIM_ETH_P_MRP);
+    stw_be_p(f + 14, MRP_VERSION);
+    f[16] = type;
+    f[17] = len;
+    return 18;
+}
+
+/* The Common TLV (@seq, the domain) at @o; returns the offset after it. */
+static size_t mrpsim_frame_common(MrpsimRing *r, uint16_t seq, uint8_t *f,
+                                  size_t o)
+{
+    f[o] = MRP_TLV_COMMON;
+    f[o + 1] = MRP_COMMON_TLV_LEN;
+    o += 2;
+    stw_be_p(f + o, seq);
+    memcpy(f + o + 2, r->domain, 16);
+    return o + MRP_COMMON_TLV_LEN;
+}
+
+/* The End TLV at @o; returns the frame's length, padded. */
+static size_t mrpsim_frame_end(uint8_t *f, size_t o)
+{
+    f[o] = MRP_TLV_END;
+    f[o + 1] = 0;
+    return MAX(o + 2, MRP_MIN_FRAME);
+}
+
 static size_t mrpsim_build_test(MrpsimRing *r, MrpsimPort *p,
                                 unsigned int which, uint16_t seq,
                                 int64_t now, uint8_t *f)
 {
-    size_t o = 0;
+    size_t o = mrpsim_frame_head(p, mrp_test_dmac, MRP_TLV_RING_TEST,
+                                 MRP_TEST_TLV_LEN, f);
 
-    memset(f, 0, MRP_TEST_FRAME_MAX);
-    memcpy(f, mrp_test_dmac, 6);
-    memcpy(f + 6, p->mac, 6);
-    stw_be_p(f + 12, MRPSIM_ETH_P_MRP);
-    stw_be_p(f + 14, MRP_VERSION);
-    o = 16;
-
-    f[o] = MRP_TLV_RING_TEST;
-    f[o + 1] = MRP_TEST_TLV_LEN;
-    o += 2;
     stw_be_p(f + o, r->prio);
     memcpy(f + o + 2, r->sa, 6);
     stw_be_p(f + o + 8, which);     /* port role: 0 primary, 1 secondary */
     stw_be_p(f + o + 10, r->ring_state);
     stw_be_p(f + o + 12, r->transitions);
     stl_be_p(f + o + 14, now / SCALE_MS);
-    o += MRP_TEST_TLV_LEN;
-
-    f[o] = MRP_TLV_COMMON;
-    f[o + 1] = MRP_COMMON_TLV_LEN;
-    o += 2;
-    stw_be_p(f + o, seq);
-    memcpy(f + o + 2, r->domain, 16);
-    o += MRP_COMMON_TLV_LEN;
+    o = mrpsim_frame_common(r, seq, f, o + MRP_TEST_TLV_LEN);
 
     if (r->role == MRPSIM_ROLE_MRA) {
         /* Option TLV: OUI 0, sub-option type 0, AUTO_MGR sub-TLV, pad */
@@ -117,11 +138,7 @@ static size_t mrpsim_build_test(MrpsimRing *r, MrpsimPort *p,
         f[o + 6] = MRP_SUB_TLV_AUTO_MGR;
         o += MRP_OPTION_TLV_LEN;
     }
-
-    f[o] = MRP_TLV_END;
-    f[o + 1] = 0;
-    o += 2;
-    return MAX(o, MRP_MIN_FRAME);
+    return mrpsim_frame_end(f, o);
 }
 
 static void mrpsim_send_tests(MrpsimRing *r, int64_t now)
@@ -310,31 +327,14 @@ static void mrpsim_test_close(MrpsimRing *r)
 static size_t mrpsim_build_topo(MrpsimRing *r, MrpsimPort *p, uint16_t seq,
                                 uint16_t interval_ms, uint8_t *f)
 {
-    size_t o;
+    size_t o = mrpsim_frame_head(p, mrp_control_dmac, MRP_TLV_RING_TOPO,
+                                 MRP_TOPO_TLV_LEN, f);
 
-    memset(f, 0, MRP_TEST_FRAME_MAX);
-    memcpy(f, mrp_control_dmac, 6);
-    memcpy(f + 6, p->mac, 6);
-    stw_be_p(f + 12, MRPSIM_ETH_P_MRP);
-    stw_be_p(f + 14, MRP_VERSION);
-    o = 16;
-    f[o] = MRP_TLV_RING_TOPO;
-    f[o + 1] = MRP_TOPO_TLV_LEN;
-    o += 2;
     stw_be_p(f + o, r->prio);
     memcpy(f + o + 2, r->sa, 6);
     stw_be_p(f + o + 8, interval_ms);
-    o += MRP_TOPO_TLV_LEN;
-    f[o] = MRP_TLV_COMMON;
-    f[o + 1] = MRP_COMMON_TLV_LEN;
-    o += 2;
-    stw_be_p(f + o, seq);
-    memcpy(f + o + 2, r->domain, 16);
-    o += MRP_COMMON_TLV_LEN;
-    f[o] = MRP_TLV_END;
-    f[o + 1] = 0;
-    o += 2;
-    return MAX(o, MRP_MIN_FRAME);
+    o = mrpsim_frame_common(r, seq, f, o + MRP_TOPO_TLV_LEN);
+    return mrpsim_frame_end(f, o);
 }
 
 /* One TopologyChange on each ring port that is up: flush in @left T. */
