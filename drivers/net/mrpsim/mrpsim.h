@@ -5,7 +5,8 @@
  * The device is a PCI Ethernet switch whose ports each have a TX and an RX
  * descriptor ring, an event queue shared by all ports, an FDB with L2
  * forwarding and an engine that runs the Media Redundancy Protocol (IEC
- * 62439-2) test frames.  On a device with L2 forwarding (CAP.L2) the ports
+ * 62439-2) test frames.  On a device with L2 forwarding (CAP.L2), when the
+ * module parameter l2_offload is set (off by default for now), the ports
  * of one switch in one bridge forward to each other in hardware: known
  * unicast stays in the switch, floods also reach the CPU marked as
  * forwarded, and the bridge forwards only to ports outside the switch
