@@ -439,16 +439,23 @@ static size_t lldp_frame(uint8_t *f, uint8_t last)
     return 64;
 }
 
-/* An MRP frame with a Test TLV from @sa, as another MRM would send it. */
-static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
+/* A zeroed MRP frame from @sa to @da whose first TLV is (@tlv, @len). */
+static void mrp_head(uint8_t *f, const uint8_t *da, const uint8_t *sa,
+                     uint8_t tlv, uint8_t len)
 {
     memset(f, 0, MRP_FRAME_LEN);
-    memcpy(f, test_dmac, 6);
+    memcpy(f, da, 6);
     memcpy(f + 6, sa, 6);
     stw_be_p(f + 12, 0x88e3);
     stw_be_p(f + 14, 1);
-    f[16] = 0x02;
-    f[17] = 18;
+    f[16] = tlv;
+    f[17] = len;
+}
+
+/* An MRP frame with a Test TLV from @sa, as another MRM would send it. */
+static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
+{
+    mrp_head(f, test_dmac, sa, 0x02, 18);
     stw_be_p(f + 18, 0x8000);
     memcpy(f + 20, sa, 6);
     f[36] = 0x01;
@@ -461,13 +468,7 @@ static size_t mrp_test_frame(uint8_t *f, const uint8_t *sa, uint16_t seq)
 /* An MRP_TopologyChange from sa0 asking for a flush in @ms. */
 static size_t mrp_topo_frame(uint8_t *f, uint16_t ms)
 {
-    memset(f, 0, MRP_FRAME_LEN);
-    memcpy(f, ctrl_dmac, 6);
-    memcpy(f + 6, sa0, 6);
-    stw_be_p(f + 12, 0x88e3);
-    stw_be_p(f + 14, 1);
-    f[16] = 0x03;
-    f[17] = 10;
+    mrp_head(f, ctrl_dmac, sa0, 0x03, 10);
     stw_be_p(f + 18, 0x8000);
     memcpy(f + 20, sa0, 6);
     stw_be_p(f + 26, ms);
@@ -479,13 +480,7 @@ static size_t mrp_topo_frame(uint8_t *f, uint16_t ms)
 
 static size_t mrp_ctrl_frame(uint8_t *f, uint8_t tlv)
 {
-    memset(f, 0, MRP_FRAME_LEN);
-    memcpy(f, ctrl_dmac, 6);
-    memcpy(f + 6, sa0, 6);
-    stw_be_p(f + 12, 0x88e3);
-    stw_be_p(f + 14, 1);
-    f[16] = tlv;
-    f[17] = 12;
+    mrp_head(f, ctrl_dmac, sa0, tlv, 12);
     f[30] = 0x01;
     f[31] = 18;
     return MRP_FRAME_LEN;
