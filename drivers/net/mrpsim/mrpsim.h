@@ -284,6 +284,7 @@ struct mrpsim_fdb_note {
  * @entries: entries the bridge gave the switch (struct mrpsim_fdb_entry)
  * @pending: slots with an FDB event not read yet
  * @rescan: events were lost: read every slot
+ * @flushed: ports whose learned entries the device flushed on its own
  * @work: reads the slots of @pending and tells the bridge
  * @notes: what @work tells the bridge of a batch of slots
  * @num_notes: entries of @notes in use
@@ -298,6 +299,7 @@ struct mrpsim_fdb {
 	struct list_head entries;
 	DECLARE_BITMAP(pending, MRPSIM_FDB_ENTRIES);
 	atomic_t rescan;
+	atomic_long_t flushed;
 	struct work_struct work;
 	struct mrpsim_fdb_note *notes;
 	unsigned int num_notes;
@@ -316,6 +318,8 @@ struct mrpsim_fdb {
  * @mrp_engine: the MRP engine is present and in use
  * @mra: the engine supports the MRA role (test monitor)
  * @l2: the device's FDB and L2 forwarding are present and in use
+ * @has_assist: the engine has the recovery assist (CAP.ASSIST)
+ * @assist: rings in the engine use the recovery assist (sw->mrp_lock)
  * @ports: ports, @num_ports of them
  * @evq: event queue, DMA-coherent
  * @evq_dma: DMA address of @evq
@@ -325,10 +329,14 @@ struct mrpsim_fdb {
  * @mrp: ring instances (RTNL)
  * @mrp_test_done: engine instances whose test period ended
  * @mrp_work: reports engine events to the bridge
+ * @assist_opened: engine instances whose recovery assist opened the ring
+ * @assist_work: takes what the recovery assist did into the driver's state
  * @errors: device errors by code
  * @bad_events: malformed events from the device
  * @evq_restarts: event queue restarts after it halted on a DMA error
  * @mrp_stale_events: MRP events of a test stopped since, dropped
+ * @assist_opens: rings the recovery assist opened (MRP_ASSIST OPENED)
+ * @assist_flushes: ring port flushes of the recovery assist
  * @fdb: FDB state (mrpsim_fdb.c)
  * @debugfs: the switch's debugfs directory (fault injection, FDB)
  */
@@ -342,6 +350,8 @@ struct mrpsim {
 	bool mrp_engine;
 	bool mra;
 	bool l2;
+	bool has_assist;
+	bool assist;
 	struct mrpsim_port *ports[MRPSIM_MAX_PORTS];
 	struct mrpsim_event *evq;
 	dma_addr_t evq_dma;
@@ -352,10 +362,14 @@ struct mrpsim {
 	struct mrpsim_mrp mrp[MRPSIM_MAX_MRP];
 	unsigned long mrp_test_done;
 	struct work_struct mrp_work;
+	unsigned long assist_opened;
+	struct work_struct assist_work;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;
 	atomic64_t evq_restarts;
 	atomic64_t mrp_stale_events;
+	atomic64_t assist_opens;
+	atomic64_t assist_flushes;
 	struct mrpsim_fdb fdb;
 	struct dentry *debugfs;
 };
@@ -455,6 +469,7 @@ int mrpsim_fdb_init(struct mrpsim *sw);
 void mrpsim_fdb_debugfs_init(struct mrpsim *sw);
 bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev);
 void mrpsim_fdb_resync(struct mrpsim *sw);
+void mrpsim_fdb_ports_flushed(struct mrpsim *sw, unsigned long ports);
 int mrpsim_fdb_to_device(struct net_device *dev, struct net_device *orig_dev,
 			 unsigned long event, const void *ctx,
 			 const struct switchdev_notifier_fdb_info *info);
@@ -482,6 +497,9 @@ void mrpsim_mrp_init(struct mrpsim *sw);
 void mrpsim_mrp_work(struct work_struct *work);
 bool mrpsim_mrp_reports_pending(struct mrpsim *sw);
 void mrpsim_mrp_resync(struct mrpsim *sw);
+void mrpsim_mrp_assist_event(struct mrpsim *sw, const struct mrpsim_event *ev);
+void mrpsim_mrp_assist_work(struct work_struct *work);
+void mrpsim_mrp_set_assist(struct mrpsim *sw, bool on);
 
 static inline struct mrpsim_port *
 mrpsim_port_from_netdev(const struct net_device *dev)

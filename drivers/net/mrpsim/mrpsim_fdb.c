@@ -258,11 +258,21 @@ static void mrpsim_fdb_work(struct work_struct *work)
 {
 	struct mrpsim *sw = container_of(work, struct mrpsim, fdb.work);
 	unsigned int i = 0, k, end;
+	unsigned long flushed;
 
 	if (atomic_xchg(&sw->fdb.rescan, 0)) {
 		atomic64_inc(&sw->fdb.rescans);
 		for (k = 0; k < sw->fdb.size; k++)
 			set_bit(k, sw->fdb.pending);
+	}
+	flushed = atomic_long_xchg(&sw->fdb.flushed, 0);
+	if (flushed) {
+		mutex_lock(&sw->fdb.lock);
+		for (k = 0; k < sw->fdb.size; k++)
+			if (sw->fdb.shadow[k].valid &&
+			    (flushed & BIT(sw->fdb.shadow[k].port)))
+				set_bit(k, sw->fdb.pending);
+		mutex_unlock(&sw->fdb.lock);
 	}
 	/* An event for a slot read meanwhile sets its bit again and queues
 	 * this work again.
@@ -326,6 +336,24 @@ void mrpsim_fdb_resync(struct mrpsim *sw)
 	if (!sw->l2)
 		return;
 	atomic_set(&sw->fdb.rescan, 1);
+	queue_work(mrpsim_fdb_wq, &sw->fdb.work);
+}
+
+/**
+ * mrpsim_fdb_ports_flushed() - the device flushed ports on its own
+ * @sw: the switch
+ * @ports: the ports whose learned entries it removed, a bit per port
+ *
+ * Called from the event interrupt thread when the MRP engine's recovery
+ * assist flushed a ring's ports: the slots the bridge was told of on
+ * those ports are read again, and what is gone is deleted from the
+ * bridge.
+ */
+void mrpsim_fdb_ports_flushed(struct mrpsim *sw, unsigned long ports)
+{
+	if (!sw->l2 || !ports)
+		return;
+	atomic_long_or(ports, &sw->fdb.flushed);
 	queue_work(mrpsim_fdb_wq, &sw->fdb.work);
 }
 

@@ -121,6 +121,11 @@ static void mrpsim_handle_event(struct mrpsim *sw,
 			break;
 		mrpsim_mrp_event(sw, ev);
 		return;
+	case MRPSIM_EV_MRP_ASSIST:
+		if (!sw->has_assist || ev->ring >= sw->num_rings)
+			break;
+		mrpsim_mrp_assist_event(sw, ev);
+		return;
 	case MRPSIM_EV_ERROR:
 		mrpsim_error_event(sw, le32_to_cpu(ev->data));
 		return;
@@ -352,6 +357,7 @@ static int mrpsim_hw_init(struct mrpsim *sw)
 				      MRPSIM_MAX_RINGS);
 		sw->mra = !!(cap & MRPSIM_CAP_MRA);
 		sw->mrp_engine = mrp_offload && sw->num_rings;
+		sw->has_assist = sw->mrp_engine && (cap & MRPSIM_CAP_ASSIST);
 	}
 	sw->l2 = l2_offload && (cap & MRPSIM_CAP_L2);
 
@@ -427,6 +433,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	spin_lock_init(&sw->cnt_lock);
 	mutex_init(&sw->mrp_lock);
 	INIT_WORK(&sw->mrp_work, mrpsim_mrp_work);
+	INIT_WORK(&sw->assist_work, mrpsim_mrp_assist_work);
 	mrpsim_mrp_init(sw);
 	pci_set_drvdata(pdev, sw);
 
@@ -506,6 +513,7 @@ static void mrpsim_remove(struct pci_dev *pdev)
 	mrpsim_irq_mask(sw, MRPSIM_VEC_EVENT);
 	free_irq(sw->ev_irq, sw);
 	cancel_work_sync(&sw->mrp_work);
+	cancel_work_sync(&sw->assist_work);
 	cancel_work_sync(&sw->fdb.work);
 
 	/* Unregistering the ports takes them out of their bridges, which

@@ -51,6 +51,27 @@
  * "not handled" (-EOPNOTSUPP), which switchdev ignores when another port
  * handled the object, so the owner's answer is the switch's answer.
  *
+ * Recovery assist (CAP.ASSIST, devlink parameter mrp_assist, off by
+ * default): every ring the engine runs gets ASSIST.OPEN and ASSIST.FLUSH,
+ * of which the engine uses what fits the role it runs, and the
+ * TopologyChange timing of the profile its test interval belongs to.  On
+ * its own, a manager's engine then opens the ring at the first loss of
+ * continuity: it sets the secondary port forwarding and the ring open,
+ * flushes the learned FDB entries of both ring ports and sends the
+ * TopologyChange series; a client's engine flushes its ring ports when a
+ * TopologyChange asks it to.  The loss is reported to the bridge as
+ * without the assist, and the MRP daemon then opens the ring itself:
+ * the ring state and the secondary's forwarding it sets are what the
+ * device has already.  The driver keeps its view of the device in step
+ * from the MRP_ASSIST event: the secondary's state becomes forwarding in
+ * the driver too (mrpsim_mrp_assist_work()), so that nothing the driver
+ * writes to PORT_CTRL on its own puts the old blocking state back before
+ * the bridge sets one; and the flushed ports' slots are read again, so
+ * that the bridge forgets the entries the switch forgot
+ * (mrpsim_fdb_ports_flushed()).  Closing the ring stays with software.
+ * With the parameter off the device does exactly what it did without
+ * the assist.
+ *
  * The switchdev handlers here run under RTNL and change the ring table
  * (sw->mrp[], each port's mrp) under sw->mrp_lock as well.
  * mrpsim_mrp_work() reports loss and regain with that lock alone: the
@@ -157,9 +178,17 @@ static void mrpsim_mrp_write_sa(struct mrpsim *sw, const struct mrpsim_mrp *mrp)
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_SA_HI, hi);
 }
 
+/* What ASSIST holds for the ring of engine instance @hw. */
+static u32 mrpsim_mrp_assist_val(struct mrpsim *sw, bool role_hw)
+{
+	return sw->assist && role_hw ?
+	       MRPSIM_ASSIST_OPEN | MRPSIM_ASSIST_FLUSH : 0;
+}
+
 static void mrpsim_mrp_hw_clear(struct mrpsim *sw, int hw)
 {
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_TEST_CTRL, 0);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_ASSIST, 0);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_ROLE, MRPSIM_ROLE_DISABLED);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PORTS,
 			 FIELD_PREP(MRPSIM_MRP_PORTS_P_MASK,
@@ -337,6 +366,7 @@ static void mrpsim_mrp_role_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
 	if (mrp->hw != MRPSIM_MRP_NO_HW) {
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST, 0);
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ROLE,
 				 MRPSIM_ROLE_DISABLED);
 	}
@@ -391,6 +421,9 @@ static int mrpsim_mrp_role_add(struct mrpsim_port *port,
 
 	mrp->role = role->ring_role;
 	mrp->role_hw = true;
+	if (sw->has_assist)
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST,
+				 mrpsim_mrp_assist_val(sw, true));
 	netdev_dbg(port->netdev, "MRP ring %u: role %u in the engine\n",
 		   mrp->ring_id, mrp->role);
 
@@ -465,6 +498,25 @@ static void mrpsim_mrp_fresh_test(struct mrpsim *sw, struct mrpsim_mrp *mrp,
 		schedule_work(&sw->mrp_work);
 }
 
+/* MRP_TOPNRmax of every profile of IEC 62439-2 (tables 59-62). */
+#define MRPSIM_TOPO_NR_MAX	3
+
+/* The recovery assist sends its TopologyChange series as the manager's
+ * MRP daemon does (tools/mrp/mrp_sm.c): MRP_TOPchgT of the profile whose
+ * test intervals (MRP_TSTdefaultT, MRP_TSTshortT) @interval is.  The
+ * bridge passes the interval only, so the profile is inferred from it:
+ * 10 ms (0.5 and 1 ms) and 30 ms (1 and 3.5 ms) send every 0.5 ms,
+ * 200 ms (10 and 20 ms) every 10 ms, 500 ms (30 and 50 ms) every 20 ms.
+ */
+static u32 mrpsim_mrp_topo_interval(u32 interval)
+{
+	if (interval <= 3500)
+		return 500;
+	if (interval <= 20000)
+		return 10000;
+	return 20000;
+}
+
 static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 			       const struct switchdev_obj_ring_test_mrp *test,
 			       struct netlink_ext_ack *extack)
@@ -527,6 +579,12 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_INTERVAL, test->interval);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_MAX_MISS, test->max_miss);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_PERIOD, test->period);
+	if (sw->has_assist) {
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TOPO_INTERVAL,
+				 mrpsim_mrp_topo_interval(test->interval));
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TOPO_REPEAT,
+				 MRPSIM_TOPO_NR_MAX);
+	}
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, ctrl);
 	if (mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL) != ctrl) {
 		netdev_err(port->netdev, "MRP: device refused the ring test\n");
@@ -935,6 +993,15 @@ void mrpsim_mrp_resync(struct mrpsim *sw)
 	}
 	if (changed)
 		schedule_work(&sw->mrp_work);
+
+	/* An MRP_ASSIST event may be among those lost: the work takes the
+	 * state the device has, whatever it is.
+	 */
+	if (READ_ONCE(sw->assist)) {
+		for (i = 0; i < sw->num_rings; i++)
+			set_bit(i, &sw->assist_opened);
+		schedule_work(&sw->assist_work);
+	}
 }
 
 /**
@@ -1010,6 +1077,126 @@ void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 	smp_mb__before_atomic();
 	atomic_inc(&port->mrp_changes);
 	schedule_work(&sw->mrp_work);
+}
+
+/* The ring of engine instance @hw, read without locks (see
+ * mrpsim_mrp_event_current()).
+ */
+static struct mrpsim_mrp *mrpsim_mrp_of_hw(struct mrpsim *sw, int hw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (READ_ONCE(sw->mrp[i].hw) == hw)
+			return &sw->mrp[i];
+
+	return NULL;
+}
+
+/**
+ * mrpsim_mrp_assist_event() - the recovery assist acted on its own
+ * @sw: the switch
+ * @ev: the MRP_ASSIST event, its ring validated
+ *
+ * Called from the event interrupt thread.  FLUSHED: the ring ports'
+ * learned entries are gone, which the FDB work reads back.  OPENED: the
+ * secondary port forwards, which mrpsim_mrp_assist_work() takes with
+ * RTNL, the lock under which the bridge sets port states.
+ */
+void mrpsim_mrp_assist_event(struct mrpsim *sw, const struct mrpsim_event *ev)
+{
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, ev->ring);
+	u32 data = le32_to_cpu(ev->data);
+	struct net_device *dev[2];
+	unsigned long ports = 0;
+	unsigned int k;
+
+	if (data & MRPSIM_EV_ASSIST_OPENED) {
+		atomic64_inc(&sw->assist_opens);
+		set_bit(ev->ring, &sw->assist_opened);
+		schedule_work(&sw->assist_work);
+	}
+	if (!(data & MRPSIM_EV_ASSIST_FLUSHED))
+		return;
+	atomic64_inc(&sw->assist_flushes);
+	if (!mrp)
+		return;
+	dev[0] = READ_ONCE(mrp->p_dev);
+	dev[1] = READ_ONCE(mrp->s_dev);
+	for (k = 0; k < 2; k++) {
+		struct mrpsim_port *port = mrpsim_mrp_local(sw, dev[k]);
+
+		if (port)
+			ports |= BIT(port->index);
+	}
+	mrpsim_fdb_ports_flushed(sw, ports);
+}
+
+/* The secondary port of engine instance @hw forwards if the assist opened
+ * the ring and the bridge has not set its state since: take it as the
+ * port's state, until the bridge sets one.
+ */
+static void mrpsim_mrp_assist_take(struct mrpsim *sw, int hw)
+{
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, hw);
+	struct mrpsim_port *port;
+	u32 ctrl;
+
+	if (!mrp || !mrp->br || !mrp->role_hw)
+		return;
+	port = mrpsim_mrp_local(sw, mrp->s_dev);
+	if (!port || port->stp_state != BR_STATE_BLOCKING)
+		return;
+	ctrl = mrpsim_port_read(port, MRPSIM_PORT_CTRL);
+	if (FIELD_GET(MRPSIM_PORT_CTRL_STATE_MASK, ctrl) !=
+	    MRPSIM_PSTATE_FORWARDING)
+		return;
+	netdev_dbg(port->netdev,
+		   "MRP ring %u: the recovery assist set the port forwarding\n",
+		   mrp->ring_id);
+	port->stp_state = BR_STATE_FORWARDING;
+}
+
+/**
+ * mrpsim_mrp_assist_work() - take what the recovery assist did
+ * @work: the switch's assist_work
+ */
+void mrpsim_mrp_assist_work(struct work_struct *work)
+{
+	struct mrpsim *sw = container_of(work, struct mrpsim, assist_work);
+	int hw;
+
+	rtnl_lock();
+	mutex_lock(&sw->mrp_lock);
+	for (hw = 0; hw < sw->num_rings; hw++)
+		if (test_and_clear_bit(hw, &sw->assist_opened))
+			mrpsim_mrp_assist_take(sw, hw);
+	mutex_unlock(&sw->mrp_lock);
+	rtnl_unlock();
+}
+
+/**
+ * mrpsim_mrp_set_assist() - turn the recovery assist on or off
+ * @sw: the switch, with CAP.ASSIST
+ * @on: use it
+ *
+ * Applies to the rings the engine runs now and to those it runs later.
+ */
+void mrpsim_mrp_set_assist(struct mrpsim *sw, bool on)
+{
+	unsigned int i;
+
+	mutex_lock(&sw->mrp_lock);
+	WRITE_ONCE(sw->assist, on);
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+
+		if (mrp->br && mrp->hw != MRPSIM_MRP_NO_HW)
+			mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST,
+					 mrpsim_mrp_assist_val(sw,
+							       mrp->role_hw));
+	}
+	mutex_unlock(&sw->mrp_lock);
 }
 
 /**
