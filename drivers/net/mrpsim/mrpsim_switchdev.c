@@ -197,6 +197,12 @@ static int mrpsim_port_attr_set(struct net_device *dev, const void *ctx,
 	switch (attr->id) {
 	case SWITCHDEV_ATTR_ID_PORT_STP_STATE:
 		ASSERT_RTNL();
+		/* A port the bridge failed to add (a VLAN-aware bridge
+		 * refused in nbp_vlan_init()) left it before the bridge's
+		 * deferred "disabled" arrives: a standalone port forwards.
+		 */
+		if (!port->bridge)
+			return 0;
 		old = port->stp_state;
 		port->stp_state = attr->u.stp_state;
 		mrpsim_port_apply_state(port);
