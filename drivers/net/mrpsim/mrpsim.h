@@ -470,6 +470,7 @@ void mrpsim_fdb_debugfs_init(struct mrpsim *sw);
 bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev);
 void mrpsim_fdb_resync(struct mrpsim *sw);
 void mrpsim_fdb_ports_flushed(struct mrpsim *sw, unsigned long ports);
+void mrpsim_l2_mrp_changed(struct mrpsim *sw);
 int mrpsim_fdb_to_device(struct net_device *dev, struct net_device *orig_dev,
 			 unsigned long event, const void *ctx,
 			 const struct switchdev_notifier_fdb_info *info);

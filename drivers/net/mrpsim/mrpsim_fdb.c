@@ -4,19 +4,24 @@
  *
  * A device with CAP.L2 has one FDB for the whole switch (no VLANs) and
  * forwards between the ports of a port's PORT_FWD_MASK.  The driver puts
- * in each bridged port's mask the other ports of the switch offloaded to
- * the same bridge, and 0 in a standalone port's: two bridges on one
+ * in each bridged port's mask the other ports of the switch offloaded
+ * to the same bridge, and 0 in a standalone port's: two bridges on one
  * switch never forward to each other, and a standalone port hands every
- * frame to the CPU.  Known unicast then stays in the switch; what the
- * switch floods also reaches the CPU marked as forwarded (offload_fwd_mark,
- * mrpsim_port.c), so that the bridge forwards it only to ports outside the
- * switch (veth, another switch).  MRP and link-local frames, and frames to
- * the bridge's own addresses (CPU entries), reach the CPU only.  STP states
- * map 1:1 to the ports' states (a port that stops learning and forwarding
- * forgets what it learned), the bridge port flags to their LEARN and
- * FLOOD_* bits, the bridge's ageing time to FDB_AGEING (the shortest of
- * the switch's bridges: there is one).  Multicast is flooded: the switch
- * has no MDB.
+ * frame to the CPU.  So does every port of a bridge with an MRP ring on
+ * the switch whose role the engine does not run: the bridge forwards
+ * the ring's test frames in software, and forwards its data there too,
+ * so that a test frame held up in the CPU never leaves the ring open
+ * over a loop that the switch would circulate at line rate.  Known
+ * unicast then stays in the switch; what the switch floods also reaches
+ * the CPU marked as forwarded (offload_fwd_mark, mrpsim_port.c), so
+ * that the bridge forwards it only to ports outside the switch (veth,
+ * another switch).  MRP and link-local frames, and frames to the
+ * bridge's own addresses (CPU entries), reach the CPU only.  STP states
+ * map 1:1 to the ports' states (a port that stops learning and
+ * forwarding forgets what it learned), the bridge port flags to their
+ * LEARN and FLOOD_* bits, the bridge's ageing time to FDB_AGEING (the
+ * shortest of the switch's bridges: there is one).  Multicast is
+ * flooded: the switch has no MDB.
  *
  * FDB, bridge to switch: the bridge's notifier runs in atomic context, so
  * each notification becomes a work item on an ordered workqueue, which
@@ -575,8 +580,28 @@ u32 mrpsim_l2_port_ctrl(const struct mrpsim_port *port)
 	return ctrl;
 }
 
+/* Does @br have an MRP ring on this switch whose role the switch's
+ * engine does not run?  Then the bridge's CPU forwards the ring's MRP
+ * frames (the clients' MRP_Test among them), and a ring open by mistake,
+ * its test frames held up in a busy CPU, must not become a loop in
+ * hardware at line rate: the bridge forwards its data in software on
+ * this switch too, as it checks the ring.
+ */
+static bool mrpsim_l2_mrp_in_software(struct mrpsim *sw,
+				      const struct net_device *br)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br == br && !sw->mrp[i].role_hw)
+			return true;
+
+	return false;
+}
+
 /* Each bridged port forwards to the other ports of the switch in its
- * bridge, a standalone port to none.
+ * bridge, a standalone port, or one of a bridge with an MRP ring in
+ * software, to none.
  */
 static void mrpsim_l2_update_masks(struct mrpsim *sw)
 {
@@ -589,12 +614,27 @@ static void mrpsim_l2_update_masks(struct mrpsim *sw)
 
 		if (!port)
 			continue;
-		for (j = 0; j < sw->num_ports && port->bridge; j++)
-			if (j != i && sw->ports[j] &&
-			    sw->ports[j]->bridge == port->bridge)
-				mask |= BIT(j);
+		if (port->bridge &&
+		    !mrpsim_l2_mrp_in_software(sw, port->bridge))
+			for (j = 0; j < sw->num_ports; j++)
+				if (j != i && sw->ports[j] &&
+				    sw->ports[j]->bridge == port->bridge)
+					mask |= BIT(j);
 		mrpsim_port_write(port, MRPSIM_PORT_FWD_MASK, mask);
 	}
+}
+
+/**
+ * mrpsim_l2_mrp_changed() - the switch's MRP rings or roles changed
+ * @sw: the switch
+ *
+ * With RTNL and sw->mrp_lock.
+ */
+void mrpsim_l2_mrp_changed(struct mrpsim *sw)
+{
+	ASSERT_RTNL();
+	if (sw->l2)
+		mrpsim_l2_update_masks(sw);
 }
 
 /* One ageing time for the switch: its bridges' shortest (0: never). */

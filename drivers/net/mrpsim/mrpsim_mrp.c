@@ -702,6 +702,7 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 		err = -EOPNOTSUPP;
 		break;
 	}
+	mrpsim_l2_mrp_changed(sw);
 	mutex_unlock(&sw->mrp_lock);
 
 	return err;
@@ -739,6 +740,7 @@ int mrpsim_mrp_obj_del(struct mrpsim_port *port,
 		err = -EOPNOTSUPP;
 		break;
 	}
+	mrpsim_l2_mrp_changed(sw);
 	mutex_unlock(&sw->mrp_lock);
 
 	return err;
@@ -817,6 +819,7 @@ void mrpsim_mrp_port_leave(struct mrpsim_port *port)
 			mrpsim_mrp_free(sw, mrp);
 		}
 	}
+	mrpsim_l2_mrp_changed(sw);
 	mutex_unlock(&sw->mrp_lock);
 }
 
