@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
+#include <net/devlink.h>
 #include <net/switchdev.h>
 
 #include "mrpsim_hw.h"
@@ -180,6 +181,7 @@ struct mrpsim;
  * @mrp_reported: loss of continuity last reported to the bridge
  *	(sw->mrp_lock)
  * @restart_work: restarts the rings after the device halted one
+ * @dl_port: the port's devlink port
  * @irq_name: name of @irq
  */
 struct mrpsim_port {
@@ -206,6 +208,7 @@ struct mrpsim_port {
 	u8 mrp_gen;
 	bool mrp_reported;
 	struct work_struct restart_work;
+	struct devlink_port dl_port;
 	char irq_name[32];
 };
 
@@ -308,7 +311,8 @@ struct mrpsim_fdb {
 };
 
 /**
- * struct mrpsim - one switch (PCI function)
+ * struct mrpsim - one switch (PCI function), the private data of its
+ *	devlink instance
  * @pdev: PCI device
  * @regs: BAR0 registers
  * @base_mac: switch base MAC, also the switch id
@@ -453,6 +457,18 @@ void mrpsim_port_get_drv_stats(struct mrpsim_port *port,
 			       struct mrpsim_drv_stats *s);
 void mrpsim_port_get_tx_gauges(struct mrpsim_port *port,
 			       struct mrpsim_drv_stats *s);
+
+/* mrpsim_devlink.c */
+struct mrpsim *mrpsim_devlink_alloc(struct device *dev);
+void mrpsim_devlink_register(struct mrpsim *sw);
+void mrpsim_devlink_unregister(struct mrpsim *sw);
+int mrpsim_devlink_port_register(struct mrpsim_port *port);
+void mrpsim_devlink_port_netdev_registered(struct mrpsim_port *port);
+void mrpsim_devlink_port_netdev_unregistering(struct mrpsim_port *port);
+void mrpsim_devlink_port_unregister(struct mrpsim_port *port);
+#ifdef MRPSIM_NDO_DEVLINK_PORT
+struct devlink_port *mrpsim_get_devlink_port(struct net_device *netdev);
+#endif
 
 /* mrpsim_ethtool.c */
 extern const struct ethtool_ops mrpsim_ethtool_ops;

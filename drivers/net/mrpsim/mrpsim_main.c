@@ -398,6 +398,9 @@ static void mrpsim_ports_destroy(struct mrpsim *sw)
 	LIST_HEAD(list);
 	int i;
 
+	for (i = 0; i < sw->num_ports; i++)
+		if (sw->ports[i])
+			mrpsim_devlink_port_netdev_unregistering(sw->ports[i]);
 	rtnl_lock();
 	for (i = 0; i < sw->num_ports; i++)
 		if (sw->ports[i])
@@ -426,7 +429,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		     MRPSIM_EVQ_SIZE > MRPSIM_RING_MAX);
 	BUILD_BUG_ON(MRPSIM_NUM_VECS(MRPSIM_MAX_PORTS) > 32);
 
-	sw = devm_kzalloc(dev, sizeof(*sw), GFP_KERNEL);
+	sw = mrpsim_devlink_alloc(dev);
 	if (!sw)
 		return -ENOMEM;
 	sw->pdev = pdev;
@@ -487,6 +490,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	mrpsim_irq_unmask(sw, MRPSIM_VEC_EVENT);
 	mrpsim_debugfs_init(sw);
+	mrpsim_devlink_register(sw);
 
 	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s, L2 forwarding %s\n",
 		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
@@ -508,6 +512,7 @@ static void mrpsim_remove(struct pci_dev *pdev)
 {
 	struct mrpsim *sw = pci_get_drvdata(pdev);
 
+	mrpsim_devlink_unregister(sw);
 	debugfs_remove(sw->debugfs);
 	/* No more events, hence no more work: then the works can go. */
 	mrpsim_irq_mask(sw, MRPSIM_VEC_EVENT);

@@ -813,28 +813,6 @@ static int mrpsim_set_mac_address(struct net_device *netdev, void *p)
 	return 0;
 }
 
-static int mrpsim_get_phys_port_name(struct net_device *netdev, char *name,
-				     size_t len)
-{
-	struct mrpsim_port *port = netdev_priv(netdev);
-
-	if (snprintf(name, len, "p%u", port->index) >= len)
-		return -EINVAL;
-
-	return 0;
-}
-
-static int mrpsim_get_port_parent_id(struct net_device *netdev,
-				     struct netdev_phys_item_id *ppid)
-{
-	struct mrpsim_port *port = netdev_priv(netdev);
-
-	ppid->id_len = sizeof(port->sw->base_mac);
-	memcpy(ppid->id, port->sw->base_mac, ppid->id_len);
-
-	return 0;
-}
-
 const struct net_device_ops mrpsim_netdev_ops = {
 	.ndo_open		= mrpsim_open,
 	.ndo_stop		= mrpsim_stop,
@@ -843,8 +821,10 @@ const struct net_device_ops mrpsim_netdev_ops = {
 	.ndo_set_mac_address	= mrpsim_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_tx_timeout		= mrpsim_tx_timeout,
-	.ndo_get_phys_port_name	= mrpsim_get_phys_port_name,
-	.ndo_get_port_parent_id	= mrpsim_get_port_parent_id,
+	/* devlink gives phys_port_name and phys_switch_id */
+#ifdef MRPSIM_NDO_DEVLINK_PORT
+	.ndo_get_devlink_port	= mrpsim_get_devlink_port,
+#endif
 };
 
 /**
@@ -908,15 +888,22 @@ int mrpsim_port_create(struct mrpsim *sw, unsigned int index)
 	if (err)
 		goto err_napi_del;
 
-	sw->ports[index] = port;
-	err = register_netdev(netdev);
+	err = mrpsim_devlink_port_register(port);
 	if (err)
 		goto err_free_irq;
 
+	sw->ports[index] = port;
+	err = register_netdev(netdev);
+	if (err)
+		goto err_devlink_port;
+	mrpsim_devlink_port_netdev_registered(port);
+
 	return 0;
 
-err_free_irq:
+err_devlink_port:
 	sw->ports[index] = NULL;
+	mrpsim_devlink_port_unregister(port);
+err_free_irq:
 	free_irq(port->irq, port);
 err_napi_del:
 	netif_napi_del(&port->napi);
@@ -934,6 +921,7 @@ void mrpsim_port_free(struct mrpsim_port *port)
 	 * stopped.
 	 */
 	cancel_work_sync(&port->restart_work);
+	mrpsim_devlink_port_unregister(port);
 	free_irq(port->irq, port);
 	netif_napi_del(&port->napi);
 	free_netdev(port->netdev);
