@@ -1,8 +1,8 @@
 #!/bin/bash
-# Assemble the guest initramfs: busybox-static, the host's ip and ethtool,
-# iproute2's bridge built with patches/iproute2, all with their shared
-# libraries, the mrpsim module, the MRP tools and the guest-side test
-# scripts.
+# Assemble the guest initramfs: busybox-static, the host's ip, devlink and
+# ethtool, iproute2's bridge built with patches/iproute2, all with their
+# shared libraries, the mrpsim module, the MRP tools and the guest-side
+# test scripts.
 #
 #   scripts/initramfs.sh [OUTPUT.cpio]
 #
@@ -48,6 +48,8 @@ for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 copy_prog "$(command -v ip)" /usr/sbin/ip
+# devlink: the switches' parameters (tests/guest/lib.sh load_driver)
+copy_prog "$(command -v devlink)" /usr/sbin/devlink
 # bridge: Debian's, built with patches/iproute2 (bridge mrp) by
 # scripts/iproute2.sh, in place of the host's: the same tool with one more
 # object, where the tests and the demo call bridge
