@@ -7,7 +7,8 @@ Node i is switch i in network namespace n<i>: a bridge br0 over s<i>p0
 are MRCs.  The ring has vm.topo.ring_n nodes (4 unless a test asks for
 more); cable c joins s<c>p1 to s<c+1>p0.  The same scenarios run on the hardware path (mrpsim with its MRP
 engine) and the software fallback (mrpsim with mrp=off, or the driver's
-mrp_offload=0), and on plain veth rings for the bridge patch.
+devlink parameter mrp_offload false), and on plain veth rings for the
+bridge patch.
 """
 
 import json

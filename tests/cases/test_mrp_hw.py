@@ -17,10 +17,10 @@ PROFILE = 10      # mrpd: MRP_Test every 1 ms
 
 
 # make check-long: every profile, one-at-a-time flaps (make check runs
-# profile 10 and the random flaps), the module parameter that forces the
+# profile 10 and the random flaps), the devlink parameter that forces the
 # software path (test_mrp_sw.py runs that path).
 LONG = ("mrpd_every_profile", "mrpd_isolated_flaps",
-        "module_param_forces_software")
+        "devlink_param_forces_software")
 
 
 def topology():
@@ -256,7 +256,7 @@ def test_mrpd_isolated_flaps(vm):
     S.isolated_flaps(vm, int(os.environ.get("MRPSIM_ISOLATED_FLAPS", "20")))
 
 
-def test_module_param_forces_software(vm):
+def test_devlink_param_forces_software(vm):
     # Same hardware, driver told not to offload: the bridge's software
     # path takes over and behaves the same.
     vm.check("killall mrpctl mrpd; for i in $(seq 0 %d); do ip netns del "

@@ -23,10 +23,26 @@ name_ports() {
 	done | ip -batch -
 }
 
-# load_driver [module parameters]: load mrpsim.ko and name its ports.
+# load_driver [mrp_offload=0|1] [l2_offload=0|1]: load mrpsim.ko, name its
+# ports, and set these devlink parameters on every switch (one devlink
+# process: spawning is slow under TCG).
 load_driver() {
-	insmod /lib/modules/mrpsim.ko "$@" || return 1
-	name_ports
+	local a sets="" dev
+	for a in "$@"; do
+		case $a in
+		*=1 | *=y | *=true) sets="$sets ${a%%=*}=true" ;;
+		*=0 | *=n | *=false) sets="$sets ${a%%=*}=false" ;;
+		*) echo "load_driver: $a: want NAME=0 or NAME=1" >&2; return 1 ;;
+		esac
+	done
+	insmod /lib/modules/mrpsim.ko || return 1
+	name_ports || return 1
+	[ -n "$sets" ] || return 0
+	for dev in /sys/bus/pci/drivers/mrpsim/0000:*; do
+		for a in $sets; do
+			echo "dev param set pci/${dev##*/} name ${a%%=*} value ${a#*=} cmode runtime"
+		done
+	done | devlink -b -
 }
 
 unload_driver() {

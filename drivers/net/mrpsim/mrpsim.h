@@ -6,7 +6,7 @@
  * descriptor ring, an event queue shared by all ports, an FDB with L2
  * forwarding and an engine that runs the Media Redundancy Protocol (IEC
  * 62439-2) test frames.  On a device with L2 forwarding (CAP.L2), when the
- * module parameter l2_offload is set (off by default for now), the ports
+ * devlink parameter l2_offload is set (off by default for now), the ports
  * of one switch in one bridge forward to each other in hardware: known
  * unicast stays in the switch, floods also reach the CPU marked as
  * forwarded, and the bridge forwards only to ports outside the switch
@@ -47,6 +47,13 @@
 /* A port is in at most one ring, so this bounds the rings of a switch. */
 #define MRPSIM_MAX_MRP		MRPSIM_MAX_PORTS
 #define MRPSIM_NUM_ERR		(MRPSIM_ERR_REG + 1)
+
+/* The devlink parameters' values at probe (mrpsim_devlink.c), on a device
+ * that has what they turn on: rings in the MRP engine; L2 forwarding off
+ * until the MRP suites have run with it on (issue 13).
+ */
+#define MRPSIM_MRP_OFFLOAD_DEFAULT	true
+#define MRPSIM_L2_OFFLOAD_DEFAULT	false
 
 #define MRPSIM_VER_MAJOR(v)	((v) >> MRPSIM_VERSION_MAJOR_SHIFT)
 #define MRPSIM_VER_MINOR(v)	((v) & MRPSIM_VERSION_MINOR_MASK)
@@ -319,11 +326,14 @@ struct mrpsim_fdb {
  * @version: VERSION register
  * @num_ports: number of ports
  * @num_rings: number of engine instances
- * @mrp_engine: the MRP engine is present and in use
+ * @mrp_engine: the MRP engine is present and in use: devlink parameter
+ *	mrp_offload (RTNL to change it)
  * @mra: the engine supports the MRA role (test monitor)
- * @l2: the device's FDB and L2 forwarding are present and in use
+ * @l2_cap: the device has a usable FDB and L2 forwarding
+ * @l2: they are in use: devlink parameter l2_offload (RTNL to change it)
  * @has_assist: the engine has the recovery assist (CAP.ASSIST)
- * @assist: rings in the engine use the recovery assist (sw->mrp_lock)
+ * @assist: rings in the engine use the recovery assist: devlink
+ *	parameter mrp_assist (sw->mrp_lock)
  * @ports: ports, @num_ports of them
  * @evq: event queue, DMA-coherent
  * @evq_dma: DMA address of @evq
@@ -353,6 +363,7 @@ struct mrpsim {
 	unsigned int num_rings;
 	bool mrp_engine;
 	bool mra;
+	bool l2_cap;
 	bool l2;
 	bool has_assist;
 	bool assist;
@@ -460,6 +471,8 @@ void mrpsim_port_get_tx_gauges(struct mrpsim_port *port,
 
 /* mrpsim_devlink.c */
 struct mrpsim *mrpsim_devlink_alloc(struct device *dev);
+int mrpsim_devlink_params_register(struct mrpsim *sw);
+void mrpsim_devlink_params_unregister(struct mrpsim *sw);
 void mrpsim_devlink_register(struct mrpsim *sw);
 void mrpsim_devlink_unregister(struct mrpsim *sw);
 int mrpsim_devlink_port_register(struct mrpsim_port *port);
@@ -493,6 +506,7 @@ int mrpsim_fdb_to_device(struct net_device *dev, struct net_device *orig_dev,
 bool mrpsim_foreign_dev_check(const struct net_device *dev,
 			      const struct net_device *foreign_dev);
 u32 mrpsim_l2_port_ctrl(const struct mrpsim_port *port);
+void mrpsim_l2_enable(struct mrpsim *sw, bool on);
 void mrpsim_l2_port_join(struct mrpsim_port *port);
 void mrpsim_l2_port_leave(struct mrpsim_port *port);
 void mrpsim_l2_stp_state_changed(struct mrpsim_port *port, u8 old);

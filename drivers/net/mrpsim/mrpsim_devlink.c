@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrpsim: devlink instance and ports.
+ * mrpsim: devlink instance, ports and parameters.
  *
  * Each switch is a devlink instance whose private data is struct mrpsim;
  * each of its ports a devlink port of flavour physical, numbered as the
@@ -8,19 +8,212 @@
  * gives the port netdevs their phys_port_name ("p<N>") and
  * phys_switch_id.
  *
+ * Two driver-specific runtime parameters choose what the device does in
+ * place of the bridge:
+ *
+ * - mrp_offload: rings run in the device's MRP engine (default), or the
+ *   bridge runs MRP in software and the device only traps MRP frames to
+ *   the CPU.  A ring keeps the way it was added: the parameter changes
+ *   only while the switch has no ring.
+ * - l2_offload: the ports of the switch in one bridge forward to each
+ *   other in the device (mrpsim_fdb.c), or every frame reaches the CPU
+ *   and the bridge forwards it.  It changes only while no port of the
+ *   switch is a bridge port: a port joins its bridge one way or the
+ *   other.
+ *
+ * Either refuses to turn on what the device lacks.  Both change under
+ * RTNL, which every reader of mrp_engine and l2 but the event thread
+ * holds.
+ *
  * The devlink API differs between the kernels the driver builds against;
  * the Makefile says which this is: up to 6.1 a netdev finds its devlink
  * port through ndo_get_devlink_port() and the driver sets the port's type
- * (MRPSIM_NDO_DEVLINK_PORT).
+ * (MRPSIM_NDO_DEVLINK_PORT), from 6.8 on a parameter's set() takes an
+ * extack (MRPSIM_PARAM_SET_EXTACK).
  */
 
 #include <linux/device.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <net/devlink.h>
 
 #include "mrpsim.h"
 
+enum mrpsim_devlink_param_id {
+	MRPSIM_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
+	MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD,
+	MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD,
+};
+
 static const struct devlink_ops mrpsim_devlink_ops = {
+};
+
+static bool mrpsim_has_mrp_ring(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (sw->mrp[i].br)
+			return true;
+
+	return false;
+}
+
+static bool mrpsim_has_bridge_port(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+	for (i = 0; i < sw->num_ports; i++)
+		if (sw->ports[i]->bridge ||
+		    netif_is_bridge_port(sw->ports[i]->netdev))
+			return true;
+
+	return false;
+}
+
+/* Can parameter @id take @on now?  With RTNL. */
+static int mrpsim_devlink_param_check(struct mrpsim *sw, u32 id, bool on,
+				      struct netlink_ext_ack *extack)
+{
+	ASSERT_RTNL();
+	switch (id) {
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD:
+		if (on == sw->mrp_engine)
+			return 0;
+		if (on && !sw->num_rings) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "The device has no MRP engine");
+			return -EOPNOTSUPP;
+		}
+		if (mrpsim_has_mrp_ring(sw)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "The switch has MRP rings: delete them before changing mrp_offload");
+			return -EBUSY;
+		}
+		return 0;
+	case MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD:
+		if (on == sw->l2)
+			return 0;
+		if (on && !sw->l2_cap) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "The device has no L2 forwarding");
+			return -EOPNOTSUPP;
+		}
+		if (mrpsim_has_bridge_port(sw)) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "A port of the switch is in a bridge: take the switch's ports out of their bridges before changing l2_offload");
+			return -EBUSY;
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int mrpsim_devlink_param_validate(struct devlink *devlink, u32 id,
+					 union devlink_param_value val,
+					 struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = devlink_priv(devlink);
+	int err;
+
+	rtnl_lock();
+	err = mrpsim_devlink_param_check(sw, id, val.vbool, extack);
+	rtnl_unlock();
+
+	return err;
+}
+
+static int mrpsim_devlink_param_get(struct devlink *devlink, u32 id,
+				    struct devlink_param_gset_ctx *ctx)
+{
+	struct mrpsim *sw = devlink_priv(devlink);
+
+	switch (id) {
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD:
+		ctx->val.vbool = READ_ONCE(sw->mrp_engine);
+		return 0;
+	case MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD:
+		ctx->val.vbool = READ_ONCE(sw->l2);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* validate() said yes, but a ring or a bridge port may have come since:
+ * ask again, with RTNL held until the change is made.  @extack may be
+ * NULL (before 6.8): then the kernel log says why.
+ */
+static int mrpsim_devlink_param_apply(struct devlink *devlink, u32 id,
+				      bool on, struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = devlink_priv(devlink);
+	struct device *dev = &sw->pdev->dev;
+	int err;
+
+	rtnl_lock();
+	err = mrpsim_devlink_param_check(sw, id, on, extack);
+	if (err) {
+		if (!extack)
+			dev_err(dev, "cannot change devlink parameter %s: %s\n",
+				id == MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD ?
+				"l2_offload" : "mrp_offload",
+				err == -EBUSY ? "in use" : "not supported");
+		goto out;
+	}
+
+	switch (id) {
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD:
+		if (on == sw->mrp_engine)
+			break;
+		WRITE_ONCE(sw->mrp_engine, on);
+		dev_info(dev, "MRP %s\n", on ? "offloaded" : "in software");
+		break;
+	case MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD:
+		if (on == sw->l2)
+			break;
+		mrpsim_l2_enable(sw, on);
+		dev_info(dev, "L2 forwarding %s\n",
+			 on ? "offloaded" : "in software");
+		break;
+	}
+out:
+	rtnl_unlock();
+
+	return err;
+}
+
+#ifdef MRPSIM_PARAM_SET_EXTACK
+static int mrpsim_devlink_param_set(struct devlink *devlink, u32 id,
+				    struct devlink_param_gset_ctx *ctx,
+				    struct netlink_ext_ack *extack)
+{
+	return mrpsim_devlink_param_apply(devlink, id, ctx->val.vbool, extack);
+}
+#else
+static int mrpsim_devlink_param_set(struct devlink *devlink, u32 id,
+				    struct devlink_param_gset_ctx *ctx)
+{
+	return mrpsim_devlink_param_apply(devlink, id, ctx->val.vbool, NULL);
+}
+#endif
+
+static const struct devlink_param mrpsim_devlink_params[] = {
+	DEVLINK_PARAM_DRIVER(MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD,
+			     "mrp_offload", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     mrpsim_devlink_param_get,
+			     mrpsim_devlink_param_set,
+			     mrpsim_devlink_param_validate),
+	DEVLINK_PARAM_DRIVER(MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD,
+			     "l2_offload", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     mrpsim_devlink_param_get,
+			     mrpsim_devlink_param_set,
+			     mrpsim_devlink_param_validate),
 };
 
 static void mrpsim_devlink_free(void *data)
@@ -48,6 +241,29 @@ struct mrpsim *mrpsim_devlink_alloc(struct device *dev)
 		return NULL;
 
 	return devlink_priv(devlink);
+}
+
+/**
+ * mrpsim_devlink_params_register() - register the switch's parameters
+ * @sw: the switch, not registered with devlink yet
+ *
+ * Return: 0 or a negative error code.
+ */
+int mrpsim_devlink_params_register(struct mrpsim *sw)
+{
+	return devlink_params_register(priv_to_devlink(sw),
+				       mrpsim_devlink_params,
+				       ARRAY_SIZE(mrpsim_devlink_params));
+}
+
+/**
+ * mrpsim_devlink_params_unregister() - unregister the switch's parameters
+ * @sw: the switch, unregistered from devlink
+ */
+void mrpsim_devlink_params_unregister(struct mrpsim *sw)
+{
+	devlink_params_unregister(priv_to_devlink(sw), mrpsim_devlink_params,
+				  ARRAY_SIZE(mrpsim_devlink_params));
 }
 
 /**

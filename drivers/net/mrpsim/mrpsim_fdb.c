@@ -322,7 +322,10 @@ bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 {
 	u32 index = FIELD_GET(MRPSIM_EV_FDB_INDEX_MASK, le32_to_cpu(ev->data));
 
-	if (!sw->l2 || index >= sw->fdb.size)
+	/* Forwarding stopped (mrpsim_l2_enable()): old news. */
+	if (!READ_ONCE(sw->l2))
+		return index < sw->fdb.size;
+	if (index >= sw->fdb.size)
 		return false;
 	set_bit(index, sw->fdb.pending);
 	queue_work(mrpsim_fdb_wq, &sw->fdb.work);
@@ -338,7 +341,7 @@ bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev)
  */
 void mrpsim_fdb_resync(struct mrpsim *sw)
 {
-	if (!sw->l2)
+	if (!READ_ONCE(sw->l2))
 		return;
 	atomic_set(&sw->fdb.rescan, 1);
 	queue_work(mrpsim_fdb_wq, &sw->fdb.work);
@@ -508,7 +511,7 @@ int mrpsim_fdb_to_device(struct net_device *dev, struct net_device *orig_dev,
 	struct mrpsim_port *port = netdev_priv(dev);
 	struct mrpsim_fdb_work *w;
 
-	if ((ctx && ctx != port) || !port->sw->l2)
+	if ((ctx && ctx != port) || !READ_ONCE(port->sw->l2))
 		return 0;
 	/* The switch's FDB knows neither VLANs nor multicast addresses. */
 	if (info->vid || !is_valid_ether_addr(info->addr))
@@ -772,6 +775,31 @@ void mrpsim_l2_port_leave(struct mrpsim_port *port)
 }
 
 /**
+ * mrpsim_l2_enable() - start or stop forwarding in the device
+ * @sw: the switch, with @l2_cap and no port in a bridge
+ * @on: forward in the device (devlink parameter l2_offload)
+ *
+ * Standalone ports forward to no other port either way; what changes is
+ * how they join a bridge from now on.  The device keeps nothing from
+ * before: its learned entries go (the bridge's went when the ports left
+ * it), and the ports take their standalone state for @on.
+ */
+void mrpsim_l2_enable(struct mrpsim *sw, bool on)
+{
+	unsigned int i;
+
+	ASSERT_RTNL();
+	WRITE_ONCE(sw->l2, on);
+	mrpsim_l2_update_masks(sw);
+	mutex_lock(&sw->fdb.lock);
+	for (i = 0; i < sw->num_ports; i++)
+		mrpsim_fdb_flush_port(sw->ports[i], false);
+	mutex_unlock(&sw->fdb.lock);
+	for (i = 0; i < sw->num_ports; i++)
+		mrpsim_port_apply_state(sw->ports[i]);
+}
+
+/**
  * mrpsim_l2_set_ageing() - a port's bridge changed its ageing time
  * @port: the port
  * @ageing: the ageing time, in clock_t; 0: entries never age
@@ -836,14 +864,18 @@ DEFINE_SHOW_ATTRIBUTE(mrpsim_fdb);
  */
 void mrpsim_fdb_debugfs_init(struct mrpsim *sw)
 {
-	if (sw->l2)
+	if (sw->l2_cap)
 		debugfs_create_file("fdb", 0400, sw->debugfs, sw,
 				    &mrpsim_fdb_fops);
 }
 
 /**
  * mrpsim_fdb_init() - set up the FDB state of a switch after its reset
- * @sw: the switch, whose @l2 says whether it forwards
+ * @sw: the switch, whose @l2_cap says whether it can forward
+ *
+ * A device that can forward gets the driver's FDB state whether it
+ * forwards or not, so that the devlink parameter l2_offload can turn
+ * forwarding on and off later.
  *
  * Return: 0 or a negative error code.
  */
@@ -854,13 +886,15 @@ int mrpsim_fdb_init(struct mrpsim *sw)
 	mutex_init(&sw->fdb.lock);
 	INIT_LIST_HEAD(&sw->fdb.entries);
 	INIT_WORK(&sw->fdb.work, mrpsim_fdb_work);
-	if (!sw->l2)
+	if (!sw->l2_cap)
 		return 0;
 
 	sw->fdb.size = mrpsim_read(sw, MRPSIM_REG_FDB_SIZE);
 	if (!sw->fdb.size || sw->fdb.size > MRPSIM_FDB_ENTRIES) {
 		dev_warn(dev, "unsupported FDB size %u, no L2 forwarding\n",
 			 sw->fdb.size);
+		sw->fdb.size = 0;
+		sw->l2_cap = false;
 		sw->l2 = false;
 		return 0;
 	}

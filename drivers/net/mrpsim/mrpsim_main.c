@@ -26,17 +26,6 @@
 #define CREATE_TRACE_POINTS
 #include "mrpsim_trace.h"
 
-static bool mrp_offload = true;
-module_param(mrp_offload, bool, 0444);
-MODULE_PARM_DESC(mrp_offload,
-		 "Run MRP rings in the device's MRP engine when it has one (default: 1); with 0 the bridge runs MRP in software and the device only traps MRP frames to the CPU");
-
-/* Off until the MRP suites have run with it on (issue 13). */
-static bool l2_offload;
-module_param(l2_offload, bool, 0444);
-MODULE_PARM_DESC(l2_offload,
-		 "Forward between the ports of a switch in one bridge in the device when it can (default: 0); with 0 the bridge forwards every frame in software");
-
 #define MRPSIM_RESET_POLL_US	10
 #define MRPSIM_RESET_TIMEOUT_US	10000
 
@@ -356,10 +345,11 @@ static int mrpsim_hw_init(struct mrpsim *sw)
 		sw->num_rings = min_t(unsigned int, sw->num_rings,
 				      MRPSIM_MAX_RINGS);
 		sw->mra = !!(cap & MRPSIM_CAP_MRA);
-		sw->mrp_engine = mrp_offload && sw->num_rings;
-		sw->has_assist = sw->mrp_engine && (cap & MRPSIM_CAP_ASSIST);
+		sw->mrp_engine = MRPSIM_MRP_OFFLOAD_DEFAULT && sw->num_rings;
+		sw->has_assist = sw->num_rings && (cap & MRPSIM_CAP_ASSIST);
 	}
-	sw->l2 = l2_offload && (cap & MRPSIM_CAP_L2);
+	sw->l2_cap = !!(cap & MRPSIM_CAP_L2);
+	sw->l2 = MRPSIM_L2_OFFLOAD_DEFAULT && sw->l2_cap;
 
 	mrpsim_mac_from_regs(sw->base_mac,
 			     mrpsim_read(sw, MRPSIM_REG_MAC_LO),
@@ -475,6 +465,15 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_stop_hw;
 
+	/* devlink takes parameters only before the instance is registered
+	 * (6.1).
+	 */
+	err = mrpsim_devlink_params_register(sw);
+	if (err) {
+		dev_err(dev, "cannot register devlink parameters: %d\n", err);
+		goto err_stop_hw;
+	}
+
 	for (i = 0; i < sw->num_ports; i++) {
 		err = mrpsim_port_create(sw, i);
 		if (err)
@@ -492,6 +491,9 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mrpsim_debugfs_init(sw);
 	mrpsim_devlink_register(sw);
 
+	/* MRP and L2 forwarding as devlink parameters mrp_offload and
+	 * l2_offload start out
+	 */
 	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s, L2 forwarding %s\n",
 		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
 		 MRPSIM_VER_MINOR(sw->version),
@@ -502,6 +504,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_destroy_ports:
 	mrpsim_ports_destroy(sw);
+	mrpsim_devlink_params_unregister(sw);
 err_stop_hw:
 	mrpsim_hw_stop(sw);
 	pci_free_irq_vectors(pdev);
@@ -525,6 +528,7 @@ static void mrpsim_remove(struct pci_dev *pdev)
 	 * deletes their MRP rings through switchdev.
 	 */
 	mrpsim_ports_destroy(sw);
+	mrpsim_devlink_params_unregister(sw);
 	mrpsim_hw_stop(sw);
 	pci_free_irq_vectors(pdev);
 }

@@ -15,10 +15,10 @@
  *   loss of continuity: the driver reports it (br_mrp_ring_port_open()).
  * - SWITCHDEV_OBJ_ID_RING_STATE_MRP: ring open/closed, sent in test frames.
  *
- * With the MRP engine (CAP.MRP, mrp_offload=1) a ring whose two ports are
- * on this switch gets one engine instance, the role and the test run in
- * the engine and MRP_LOSS/MRP_REGAIN events become the bridge's ring-open
- * notifications.  Without it, the ring is accepted, the full role and the
+ * With the MRP engine (CAP.MRP, devlink parameter mrp_offload) a ring
+ * whose two ports are on this switch gets one engine instance, the role
+ * and the test run in the engine and MRP_LOSS/MRP_REGAIN events become
+ * the bridge's ring-open notifications.  Without it, the ring is accepted, the full role and the
  * test are refused, and the sw_backup role is accepted: with no role set
  * the device hands every MRP frame to the CPU and the bridge runs MRP in
  * software on the same ports.  A ring the engine cannot run (its other
