@@ -116,10 +116,12 @@ def test_port_show_physical_ports_and_switch_id(vm):
 
 def test_param_show_defaults(vm):
     want = {0: {"mrp_offload": (True, "runtime"),
-                "l2_offload": (False, "runtime")},
+                "l2_offload": (False, "runtime"),
+                "mrp_assist": (False, "runtime")},
             # no engine: the rings cannot run in it
             1: {"mrp_offload": (False, "runtime"),
-                "l2_offload": (False, "runtime")}}
+                "l2_offload": (False, "runtime"),
+                "mrp_assist": (False, "runtime")}}
     for sw in range(len(PORTS)):
         assert params(vm, sw) == want[sw], (sw, params(vm, sw))
     out = vm.check("dmesg | grep 'L2 forwarding'")
@@ -129,8 +131,14 @@ def test_param_show_defaults(vm):
 
 def test_param_refuses_what_the_device_lacks(vm):
     set_refused(vm, 1, "mrp_offload", True, "The device has no MRP engine")
+    set_refused(vm, 1, "mrp_assist", True,
+                "The device's MRP engine has no recovery assist")
     # setting what it is already is no change
     set_ok(vm, 1, "mrp_offload", False)
+    set_ok(vm, 1, "mrp_assist", False)
+    # the assist changes at any time
+    set_ok(vm, 0, "mrp_assist", True)
+    set_ok(vm, 0, "mrp_assist", False)
 
 
 def test_l2_offload_busy_while_a_port_is_bridged(vm):
@@ -234,7 +242,8 @@ def test_load_driver_sets_the_params(vm):
              "load_driver mrp_offload=0 l2_offload=1")
     try:
         assert params(vm, 0) == {"mrp_offload": (False, "runtime"),
-                                 "l2_offload": (True, "runtime")}, params(
+                                 "l2_offload": (True, "runtime"),
+                                 "mrp_assist": (False, "runtime")}, params(
                                      vm, 0)
         assert params(vm, 1)["l2_offload"][0] is True, params(vm, 1)
         assert vm.check("ls /sys/class/net | grep -c '^s[01]p'").strip() == \

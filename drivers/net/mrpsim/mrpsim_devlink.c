@@ -8,8 +8,8 @@
  * gives the port netdevs their phys_port_name ("p<N>") and
  * phys_switch_id.
  *
- * Two driver-specific runtime parameters choose what the device does in
- * place of the bridge:
+ * Three driver-specific runtime parameters choose what the device does
+ * in place of the bridge:
  *
  * - mrp_offload: rings run in the device's MRP engine (default), or the
  *   bridge runs MRP in software and the device only traps MRP frames to
@@ -20,8 +20,13 @@
  *   and the bridge forwards it.  It changes only while no port of the
  *   switch is a bridge port: a port joins its bridge one way or the
  *   other.
+ * - mrp_assist: the engine's recovery assist (mrpsim_mrp.c), off by
+ *   default: a manager's switch opens the ring on its own when it loses
+ *   continuity, and a client's flushes its ring ports on a
+ *   TopologyChange.  It changes at any time, for the rings the engine
+ *   runs and those it runs later.
  *
- * Either refuses to turn on what the device lacks.  Both change under
+ * Each refuses to turn on what the device lacks.  They change under
  * RTNL, which every reader of mrp_engine and l2 but the event thread
  * holds.
  *
@@ -43,6 +48,7 @@ enum mrpsim_devlink_param_id {
 	MRPSIM_DEVLINK_PARAM_ID_BASE = DEVLINK_PARAM_GENERIC_ID_MAX,
 	MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD,
 	MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD,
+	MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST,
 };
 
 static const struct devlink_ops mrpsim_devlink_ops = {
@@ -107,6 +113,13 @@ static int mrpsim_devlink_param_check(struct mrpsim *sw, u32 id, bool on,
 			return -EBUSY;
 		}
 		return 0;
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST:
+		if (on && !sw->has_assist) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "The device's MRP engine has no recovery assist");
+			return -EOPNOTSUPP;
+		}
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -138,6 +151,9 @@ static int mrpsim_devlink_param_get(struct devlink *devlink, u32 id,
 	case MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD:
 		ctx->val.vbool = READ_ONCE(sw->l2);
 		return 0;
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST:
+		ctx->val.vbool = READ_ONCE(sw->assist);
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -147,6 +163,18 @@ static int mrpsim_devlink_param_get(struct devlink *devlink, u32 id,
  * ask again, with RTNL held until the change is made.  @extack may be
  * NULL (before 6.8): then the kernel log says why.
  */
+static const char *mrpsim_devlink_param_name(u32 id)
+{
+	switch (id) {
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_OFFLOAD:
+		return "mrp_offload";
+	case MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD:
+		return "l2_offload";
+	default:
+		return "mrp_assist";
+	}
+}
+
 static int mrpsim_devlink_param_apply(struct devlink *devlink, u32 id,
 				      bool on, struct netlink_ext_ack *extack)
 {
@@ -159,8 +187,7 @@ static int mrpsim_devlink_param_apply(struct devlink *devlink, u32 id,
 	if (err) {
 		if (!extack)
 			dev_err(dev, "cannot change devlink parameter %s: %s\n",
-				id == MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD ?
-				"l2_offload" : "mrp_offload",
+				mrpsim_devlink_param_name(id),
 				err == -EBUSY ? "in use" : "not supported");
 		goto out;
 	}
@@ -178,6 +205,12 @@ static int mrpsim_devlink_param_apply(struct devlink *devlink, u32 id,
 		mrpsim_l2_enable(sw, on);
 		dev_info(dev, "L2 forwarding %s\n",
 			 on ? "offloaded" : "in software");
+		break;
+	case MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST:
+		if (on == sw->assist)
+			break;
+		mrpsim_mrp_set_assist(sw, on);
+		dev_info(dev, "MRP recovery assist %s\n", on ? "on" : "off");
 		break;
 	}
 out:
@@ -210,6 +243,12 @@ static const struct devlink_param mrpsim_devlink_params[] = {
 			     mrpsim_devlink_param_validate),
 	DEVLINK_PARAM_DRIVER(MRPSIM_DEVLINK_PARAM_ID_L2_OFFLOAD,
 			     "l2_offload", DEVLINK_PARAM_TYPE_BOOL,
+			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			     mrpsim_devlink_param_get,
+			     mrpsim_devlink_param_set,
+			     mrpsim_devlink_param_validate),
+	DEVLINK_PARAM_DRIVER(MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST,
+			     "mrp_assist", DEVLINK_PARAM_TYPE_BOOL,
 			     BIT(DEVLINK_PARAM_CMODE_RUNTIME),
 			     mrpsim_devlink_param_get,
 			     mrpsim_devlink_param_set,
