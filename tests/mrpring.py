@@ -343,6 +343,23 @@ def port_state(vm, i, port):
     return m.group(1) if m else out
 
 
+def set_param(vm, name, value):
+    """Set devlink parameter name (runtime) of every mrpsim switch."""
+    vm.check("for d in /sys/bus/pci/drivers/mrpsim/0000:*; do devlink dev "
+             "param set pci/${d##*/} name %s value %s cmode runtime || "
+             "exit 1; done" % (name, "true" if value else "false"))
+
+
+def param(vm, i, name):
+    """Switch i's devlink parameter name (runtime): True or False."""
+    bus = re.search(r"bus-info: (\S+)", vm.check(nsx(
+        i, "ethtool -i s%dp0" % i))).group(1)
+    out = vm.check("devlink dev param show pci/%s name %s" % (bus, name))
+    m = re.search(r"cmode runtime value (\w+)", out)
+    assert m, out
+    return m.group(1) == "true"
+
+
 def ethtool_stat(vm, i, port, name):
     return int(vm.check(in_ns(i, "ethtool_stat %s %s" % (port, name))))
 

@@ -210,6 +210,77 @@ def manager_cuts(vm, cuts, cpu_path=False):
     return begin, vm.cables.mark()
 
 
+def assist_recovers_alone(vm, cable, assist):
+    """The manager's mrpd is stopped (SIGSTOP) and cable cut, with the
+    switches' recovery assist (devlink mrp_assist) on or off; the
+    switches forward in hardware (l2_offload).  With the assist, the
+    manager's switch opens the ring on its own: its secondary forwards,
+    it flushes its ring ports and sends the TopologyChange series (one
+    frame per interval for MRP_TOPNRmax + 1 intervals on each ring port),
+    and the clients' switches flush theirs; traffic crosses the cut the
+    other way round while mrpd is still stopped.  Without it nothing
+    changes until mrpd runs.  Then mrpd catches up: the ring opens once,
+    closes once after the restore, the secondary blocks again, and every
+    MRP frame, the switch's TopologyChange frames included, crossed each
+    cable once per direction.  Returns whether traffic crossed while mrpd
+    was stopped."""
+    n = R.nodes(vm)
+    a, b = cable, (cable + 1) % n
+    since = vm.cables.mark()
+
+    def counts():
+        return [(R.ethtool_stat(vm, i, "s%dp0" % i, "sw_mrp_assist_opens"),
+                 R.ethtool_stat(vm, i, "s%dp0" % i, "sw_mrp_assist_flushes"))
+                for i in range(n)]
+
+    R.set_param(vm, "mrp_assist", assist)
+    before = counts()
+    topo = [R.ethtool_stat(vm, 0, "s0p%d" % p, "hw_mrp_topo_tx")
+            for p in (0, 1)]
+    t0 = R.mrpd_state(vm, [0])[0]["openings"]
+    pid = vm.check("cat /run/mrpd-n0.pid").strip()
+    vm.check("kill -STOP %s" % pid)
+    try:
+        R.cut(vm, cable)
+        status, _ = vm.run(R.nsx(a, "ping -c 1 -W 5 10.0.0.%d" % (b + 1)),
+                           timeout=60)
+        crossed = status == 0
+    finally:
+        vm.check("kill -CONT %s" % pid)
+    try:
+        R.wait_ring(vm, 0, "ring", "open")
+        R.vm_ping(vm, a, b)
+        after = counts()
+        topo = [R.ethtool_stat(vm, 0, "s0p%d" % p, "hw_mrp_topo_tx") - t
+                for p, t in zip((0, 1), topo)]
+        opens = [x[0] - y[0] for x, y in zip(after, before)]
+        flushes = [x[1] - y[1] for x, y in zip(after, before)]
+        if assist:
+            assert crossed, "no traffic across the cut before mrpd ran"
+            assert opens == [1] + [0] * (n - 1), opens
+            assert topo == [4, 4], topo
+            # the manager's, and each client's on a TopologyChange
+            assert all(f >= 1 for f in flushes), flushes
+        else:
+            assert not crossed, "traffic crossed with the manager stopped"
+            assert opens == [0] * n and flushes == [0] * n and \
+                topo == [0, 0], (opens, flushes, topo)
+    finally:
+        R.cut(vm, cable, up=True)
+        R.set_param(vm, "mrp_assist", False)
+    R.wait_ring(vm, 0, "ring", "closed")
+    R.settle(vm, 2000)
+    st = R.mrpd_state(vm, [0])[0]
+    assert st["openings"] - t0 == 1, "%d ring openings for one cut" % (
+        st["openings"] - t0)
+    assert R.port_state(vm, 0, "s0p1") == "blocking"
+    line, stats = check_once(vm, since, vm.cables.mark(), "assist %s" % (
+        "on" if assist else "off"))
+    print("# " + line)
+    assert stats["TopologyChange frames"] > 0, stats
+    return crossed
+
+
 def three_mras(vm, mras, best, cut_cable):
     """Three MRAs: the best manages, the others monitor and forward like
     clients; a cut opens the ring, its restore closes it, the manager's

@@ -30,7 +30,9 @@ def topology():
 
 
 def setup(vm):
-    R.bring_up(vm, INTERVAL)
+    # The switches forward in hardware too: MRP must hold with the data
+    # off the CPUs, and the recovery assist needs it.
+    R.bring_up(vm, INTERVAL, "l2_offload=1")
 
 
 def test_roles_are_offloaded(vm):
@@ -185,6 +187,17 @@ def test_mrpd_closed_while_broken(vm):
     S.closed_while_broken(vm, PROFILE)
 
 
+def test_mrpd_assist_recovers_alone(vm):
+    """The recovery assist (devlink mrp_assist): with the manager's mrpd
+    stopped, traffic finds its way round a cut in hardware with the assist
+    and not without it; the switches' counters show the opening, the
+    TopologyChange series and the flushes, and mrpd then catches up with
+    one ring-open per cut (tests/mrpscale.py)."""
+    S.started(vm, PROFILE)
+    S.assist_recovers_alone(vm, 1, assist=False)
+    S.assist_recovers_alone(vm, 1, assist=True)
+
+
 # IEC 62439-2's four recovery profiles: (MRP_Test interval us, max-miss)
 PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 
@@ -261,7 +274,7 @@ def test_devlink_param_forces_software(vm):
     # path takes over and behaves the same.
     vm.check("killall mrpctl mrpd; for i in $(seq 0 %d); do ip netns del "
              "n$i; done; rmmod mrpsim" % (R.nodes(vm) - 1))
-    R.bring_up(vm, 10 * INTERVAL, "mrp_offload=0")   # as test_mrp_sw.py
+    R.bring_up(vm, 10 * INTERVAL, "mrp_offload=0 l2_offload=1")  # mrp_sw
     vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0
     R.cut_and_restore(vm, 1, both_ends=True)

@@ -29,7 +29,8 @@ def topology():
 
 
 def setup(vm):
-    R.bring_up(vm, INTERVAL)
+    # The switches could forward (test_data_forwarded_in_software).
+    R.bring_up(vm, INTERVAL, "l2_offload=1")
 
 
 def test_software_runs_the_test(vm):
@@ -38,6 +39,21 @@ def test_software_runs_the_test(vm):
     vm.check(R.in_ns(0, "wait_for 30000 stat_gt s0p0 rx_mrp_test 10"))
     assert R.ethtool_stat(vm, 0, "s0p0", "hw_mrp_test_tx") == 0
     assert R.ethtool_stat(vm, 2, "s2p0", "hw_mrp_fwd") == 0
+
+
+def test_data_forwarded_in_software(vm):
+    """The bridge forwards the test frames in the CPU, so it forwards the
+    ring's data there too, although the switches could (l2_offload): else
+    a ring opened by test frames held up in a busy CPU would be a loop the
+    switches circulate at line rate.  Client 2 forwards node 1's pings to
+    node 3 in its CPU, not in hardware."""
+    before = [R.ethtool_stat(vm, 2, "s2p%d" % p, k) for p in (0, 1)
+              for k in ("hw_l2_fwd", "hw_l2_flood")]
+    R.vm_ping(vm, 1, 3)
+    after = [R.ethtool_stat(vm, 2, "s2p%d" % p, k) for p in (0, 1)
+             for k in ("hw_l2_fwd", "hw_l2_flood")]
+    assert after == before, (before, after)
+    assert R.param(vm, 2, "l2_offload"), "the switch does not forward"
 
 
 # Before any storm or cut: the capture's first frames are the steady ring.
