@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """make bench: MRP recovery measured as users measure it, the time traffic
-is lost, on rings of 4, 14 and 50 mrpsim switches, the hardware path
-(mrpsim's MRP engine) against the software fallback (the Linux bridge on
-switches started with mrp=off), for the profiles 10, 30 and 200 ms.
+is lost, on rings of 4, 14 and 50 mrpsim switches, for the profiles 10, 30
+and 200 ms, on three paths: assist (mrpsim's MRP engine with its recovery
+assist, devlink mrp_assist: the manager's switch opens the ring on its
+own), hardware (the engine without the assist: software opens the ring)
+and software (the Linux bridge's fallback, on switches started with
+mrp=off).  The switches forward in hardware on every path (l2_offload):
+only MRP moves between them.
 
 Figures, not pass/fail: they depend on how busy the machine is.  The bench
 still exits non-zero when a sample fails, the ring opens when no cable was
@@ -26,15 +30,18 @@ ring is closed and quiet again.  Per sample:
               must stay within (max_miss + 1) x interval
               (tests/mrptrace.py);
   port write  the cut to the manager's write that sets its secondary port
-              forwarding (virtual clock); for the hardware path split into
-              detection and reaction (the loss event through the driver,
-              the bridge and mrpd to that write);
+              forwarding (virtual clock), on the assist path the engine's
+              own (its mrpsim_mrp_assist_open); for the engine's paths
+              split into detection and reaction (the loss event through
+              the driver, the bridge and mrpd to that write; about 0 with
+              the assist);
   first frame the port write to the first frame through after the gap
               (host clock, from the trace's timestamps and the stations').
 
 The time line splits each recovery into stages (TIMELINE): the device's
-loss event and port write (QEMU trace: virtual clock, and the host's
-clock with -msg timestamp=on), the driver taking the event (its
+loss event and port write, and with the assist the clients' switches'
+flushes (QEMU trace: virtual clock, and the host's clock with -msg
+timestamp=on), the driver taking the event (its
 mrpsim:mrpsim_event trace event) and reporting it to the bridge
 (mrpsim:mrpsim_mrp_report), the manager's mrpd learning that the
 ring is open and every client's mrpd receiving the TopologyChange and
@@ -53,7 +60,10 @@ are saturated, the software path's test frames wait behind the other
 switches' work on their way round the ring and the ring opens without a
 cut.  Such a software-path row (vCPUs at least SATURATED_PCT busy) is
 reported under "Beyond this machine" with its failures and false
-ring-opens, and does not fail the bench; a hardware-path row always does.
+ring-opens, and does not fail the bench; a row of the engine's paths
+always does.  --guest-load keeps the guest's vCPUs busy (a spinning
+process per vCPU, nice 0 like mrpd) during the samples: the assist's
+outage must not depend on it.
 
 Writes build/bench/report.md, build/bench/bench.json (every sample) and
 build/bench/outage.png (python3-matplotlib).
@@ -113,6 +123,11 @@ def stations(n):
     over cables 1 .. n/2)."""
     a, b = 1, 1 + n // 2
     return a, b, (a + b) // 2
+
+
+def engine(path):
+    """Does the switches' MRP engine run the ring on this path?"""
+    return path in ("hardware", "assist")
 
 
 def topology(mrp, n, ports):
@@ -229,6 +244,8 @@ TIMELINE = (("loss", "the manager's switch detects the loss (device)"),
             ("mrpd", "the manager's mrpd learns the ring is open (from the "
                      "bridge, or a client's MRP_LinkDown)"),
             ("write", "the manager's switch unblocks its secondary port"),
+            ("hwflush", "the last client's switch has flushed its ring "
+                        "ports (assist)"),
             ("tc", "the last client has the TopologyChange"),
             ("flush", "the last client has flushed its FDB"),
             ("first", "the first frame after the gap reaches a station"))
@@ -278,17 +295,21 @@ def guest_fetch(vm, marks):
     return logs, trace
 
 
-def timeline(r, hw, logs, gtrace, write, loss, firsts):
+def timeline(r, hw, logs, gtrace, write, unblock, hwflush, loss, firsts):
     """Times after the cut (ms, host clock) at which each TIMELINE stage
     ended, from the guest's trace and mrpd logs aligned on the driver's
-    write of the manager's secondary port (= the device's, write)."""
+    write of the manager's secondary port (= the device's, write); unblock
+    is the device's event that set it forwarding (write, or the assist's),
+    hwflush the clients' switches' assist flushes."""
     gw = next((t for t, ev, a in gtrace if ev == "mrpsim_port_ctrl" and
                a.startswith("s0p1 ") and a.endswith(" state 0")), None)
     if gw is None:
         return
     off = write.host - gw                # guest mono -> host wall clock
     cut = r["_cut_host"]
-    tl = {"write": (write.host - cut) * 1e3}
+    tl = {"write": (unblock.host - cut) * 1e3}
+    if hwflush:
+        tl["hwflush"] = (max(e.host for e in hwflush) - cut) * 1e3
     if hw and loss is not None:
         tl["loss"] = r["detection_ms"]
         ev = next((t for t, e, a in gtrace if e == "mrpsim_event" and
@@ -328,7 +349,7 @@ def timeline(r, hw, logs, gtrace, write, loss, firsts):
     r["timeline_ms"] = tl
 
 
-def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
+def sample(vm, st, cut, trace, iv_us, max_miss, path, n):
     """One cut and restore; a dict of what it measured."""
     off = os.path.getsize(trace)
     marks = guest_mark(vm, n)
@@ -357,6 +378,22 @@ def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
     writes = [e for e in evs if e.name == "mrpsim_port_ctrl" and
               e.sw == "sw0" and e.args[0] == 1 and e.args[2] == 0 and
               e.vclock >= cut_ev.vclock]
+    hw = engine(path)
+    unblock = writes[0] if writes else None
+    hwflush = {}
+    if path == "assist":
+        unblock = next((e for e in evs if e.name == "mrpsim_mrp_assist_open"
+                        and e.sw == "sw0" and e.vclock >= cut_ev.vclock),
+                       None)
+        if unblock is None:
+            raise SampleFailed("the trace shows no assist opening the ring")
+        # The device traces the engine's own change as a port write too;
+        # the timeline is aligned on the driver's, mrpd's, which follows.
+        writes = [w for w in writes if w.vclock > unblock.vclock]
+        for e in evs:
+            if (e.name == "mrpsim_mrp_assist_flush" and e.sw != "sw0" and
+                    e.vclock >= cut_ev.vclock):
+                hwflush.setdefault(e.sw, e)
     r = {"flaps": flaps, "lost": runs, "_cut_host": cut_ev.host,
          "sender_late": got["late"], "sender_refused": got["refused"]}
     # A tick that runs late sends its frame late, not never: the count of
@@ -387,8 +424,8 @@ def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
             if key == "outage_ms" and w[3] is not None:
                 firsts.append(w[3])     # the end of the cut's gap
         r[key] = worst * PERIOD_US / 1000.0
-    if writes:
-        w = writes[0]
+    if unblock:
+        w = unblock
         r["port_write_ms"] = (w.vclock - cut_ev.vclock) / 1e6
         # first frame after the cut's gap, per direction: the station's
         # host time against the trace's (both the host's wall clock)
@@ -404,13 +441,14 @@ def sample(vm, st, cut, trace, iv_us, max_miss, hw, n):
             r["within_bound"] = d.engine_ms <= (max_miss + 1) * iv_us / 1e3
             if "port_write_ms" in r:
                 r["reaction_ms"] = r["port_write_ms"] - d.detection_ms
-    if "port_write_ms" not in r:
+    if "port_write_ms" not in r or not writes:
         raise SampleFailed("the trace shows no unblocking of the manager's "
                            "secondary after the cut")
     loss = next((e for e in evs if e.name == "mrpsim_mrp_loss" and
                  e.sw == "sw0"), None)
     logs, gtrace = guest_fetch(vm, marks)
-    timeline(r, hw, logs, gtrace, writes[0], loss, firsts)
+    timeline(r, hw, logs, gtrace, writes[0], unblock,
+             list(hwflush.values()), loss, firsts)
     del r["_cut_host"]
     return r
 
@@ -430,12 +468,12 @@ def judge(res, mine, failures, pctx):
         failures.extend(mine)
 
 
-def run_guest(path, n, profiles, samples, keep, results):
-    hw = path == "hardware"
+def run_guest(path, n, profiles, samples, keep, results, guest_load=False):
+    hw = engine(path)
     workdir = (os.path.join(keep, "%s-%d" % (path, n)) if keep else
                tempfile.mkdtemp(prefix="mrpsim-bench-"))
     os.makedirs(workdir, exist_ok=True)
-    ctx = "%s n=%d" % (path, n)
+    ctx = "%s n=%d%s" % (path, n, ", guest loaded" if guest_load else "")
     sa, sb, cut = stations(n)
     ports = trafgen.free_udp_ports(4)
     topo = topology(hw, n, ports)
@@ -448,7 +486,9 @@ def run_guest(path, n, profiles, samples, keep, results):
             boot_timeout=900) as vm:
         progress(ctx, "booted in %.0f s; nodes, stations, mrpd" %
                  (time.monotonic() - t0))
-        vm.check(". /mrpsim/lib.sh && load_driver", timeout=900)
+        vm.check(". /mrpsim/lib.sh && load_driver l2_offload=1", timeout=900)
+        if path == "assist":
+            R.set_param(vm, "mrp_assist", True)
         R.build_nodes(vm)
         vm.check(trafgen.attach_stations((sa, sb), R.ns))
         start_guest_trace(vm, n)
@@ -459,6 +499,7 @@ def run_guest(path, n, profiles, samples, keep, results):
                 iv, mm = PROFILES[prof]
                 real = iv if hw else sw_interval_us(iv)
                 res = {"path": path, "n": n, "profile": prof,
+                       "guest_load": guest_load,
                        "sender": st.scheduling,
                        "interval_us": iv, "real_interval_us": real,
                        "max_miss": mm, "samples": [], "failed": [],
@@ -480,6 +521,11 @@ def run_guest(path, n, profiles, samples, keep, results):
                     progress(pctx, "stations on: guest CPU over %d s" %
                              LOADED_S)
                     res["loaded"] = steady_cost(vm, n, LOADED_S)
+                    if guest_load:
+                        progress(pctx, "a spinning process per vCPU")
+                        vm.check("for i in 1 2; do setsid sh -c 'while :; "
+                                 "do :; done' </dev/null >/dev/null 2>&1 & "
+                                 "echo $!; done > /tmp/spinners")
                 except (SampleFailed, GuestError, AssertionError) as e:
                     res["failed"].append("setup: %s" % e)
                     mine.append("%s: %s" % (pctx, e))
@@ -491,7 +537,7 @@ def run_guest(path, n, profiles, samples, keep, results):
                     try:
                         res["false_opens"] += settle(
                             vm, max(1000, 50 * real // 1000))
-                        s = sample(vm, st, cut, trace, iv, mm, hw, n)
+                        s = sample(vm, st, cut, trace, iv, mm, path, n)
                         res["false_opens"] += s.pop("flaps")
                         res["samples"].append(s)
                         i += 1
@@ -515,6 +561,8 @@ def run_guest(path, n, profiles, samples, keep, results):
                         mine.append("%s sample %d: %s" % (pctx, i + 1, e))
                         progress(pctx, "sample %d FAILED: %s" % (i + 1, e))
                         i += 1
+                if guest_load:
+                    vm.check("kill $(cat /tmp/spinners)")
                 if res["false_opens"]:
                     mine.append("%s: %d false ring-opens" % (
                         pctx, res["false_opens"]))
@@ -549,6 +597,10 @@ def summarise(res):
     within = col("within_bound")
     out["within"] = (sum(within), len(within))
     return out
+
+
+def label(r):
+    return r["path"] + (", guest loaded" if r.get("guest_load") else "")
 
 
 def report(results, failures, args, secs):
@@ -587,7 +639,7 @@ def report(results, failures, args, secs):
         late = [x.get("sender_late_ms", 0) for x in r["samples"]]
         lines.append("| %s | %d | %d ms | %d us (%d us) | %s | %s | %s | %s "
                      "| %s | %s | %s | %d%s | %d | %.1f ms |" % (
-                         r["path"], r["n"], r["profile"], r["interval_us"],
+                         label(r), r["n"], r["profile"], r["interval_us"],
                          r["real_interval_us"], mm("outage_ms"),
                          mm("restore_outage_ms"), mm("detection_ms"),
                          "%d of %d" % w if w[1] else "n/a",
@@ -618,7 +670,7 @@ def report(results, failures, args, secs):
         cells = [fmt(med([t[k] for t in tls if k in t]), "")
                  for k, _ in TIMELINE]
         lines.append("| %s | %d | %d ms | %s | %s | %s |" % (
-            r["path"], r["n"], r["profile"],
+            label(r), r["n"], r["profile"],
             ", ".join("%s %d" % kv for kv in sorted(trig.items())),
             " | ".join(cells), fmt(summarise(r)["outage_ms"][0], "")))
     lines += [""] + ["- %s: %s" % kv for kv in TIMELINE]
@@ -643,7 +695,7 @@ def report(results, failures, args, secs):
         lo = r.get("loaded")
         lines.append("| %s | %d | %d ms | %.1f | n%d: %.1f (%.1f) | %.1f | "
                      "%.1f | %.0f%% (%s) |" % (
-                         r["path"] + ("" if c.get("quiet", True) else
+                         label(r) + ("" if c.get("quiet", True) else
                                       " (control frames never stopped)"),
                          r["n"], r["profile"],
                          c["mrp_to_cpu_per_s_mean"], c["busiest_node"],
@@ -658,9 +710,8 @@ def report(results, failures, args, secs):
                   "Software-path rows that failed while the guest's vCPUs "
                   "were at least %d%% busy.  Every switch's bridge runs on "
                   "the guest's vCPUs, so a test frame's round trip through "
-                  "the N - 1 clients waits behind the other switches' work "
-                  "(and the stations' frames, which every switch's CPU "
-                  "forwards): these rows measure the emulation, not MRP, "
+                  "the N - 1 clients waits behind the other switches' "
+                  "work: these rows measure the emulation, not MRP, "
                   "and do not fail the bench." % SATURATED_PCT, ""]
         lines += ["- %s n=%d profile %d ms, vCPUs %.0f%% busy: %d false "
                   "ring-opens; %s" % (
@@ -688,12 +739,12 @@ def draw(results):
         return None
     from matplotlib.ticker import NullFormatter, ScalarFormatter
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    keys = sorted({(r["path"], r["profile"]) for r in results})
+    keys = sorted({(label(r), r["profile"]) for r in results})
     colors = {p: "C%d" % i for i, p in enumerate(sorted(PROFILES))}
     for path, prof in keys:
         pts = []
         for r in results:
-            if (r["path"], r["profile"]) != (path, prof):
+            if (label(r), r["profile"]) != (path, prof):
                 continue
             xs = [s["outage_ms"] for s in r["samples"]]
             if xs:
@@ -701,13 +752,16 @@ def draw(results):
         if not pts:
             continue
         pts.sort()
-        # hardware a little left, software a little right: no overlap
-        shift = 0.97 if path == "hardware" else 1.03
+        # the paths a little apart: no overlap
+        base = path.split(",")[0]
+        shift = {"assist": 0.94, "hardware": 0.97}.get(base, 1.03)
         ax.errorbar([p[0] * shift for p in pts], [p[1] for p in pts],
                     yerr=[[p[1] - p[2] for p in pts],
                           [p[3] - p[1] for p in pts]],
-                    marker="o" if path == "hardware" else "s",
-                    linestyle="-" if path == "hardware" else "--",
+                    marker={"assist": "^", "hardware": "o"}.get(base, "s"),
+                    linestyle={"assist": ":", "hardware": "-"}.get(base,
+                                                                    "--"),
+                    fillstyle="none" if "loaded" in path else "full",
                     color=colors[prof], capsize=3,
                     label="%s, profile %d ms" % (path, prof))
     ax.set_xlabel("switches in the ring")
@@ -736,8 +790,11 @@ def main():
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sizes", type=ints, default=[4, 14, 50])
     ap.add_argument("--profiles", type=ints, default=[10, 30, 200])
-    ap.add_argument("--paths", default="hardware,software")
+    ap.add_argument("--paths", default="assist,hardware,software")
     ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--guest-load", action="store_true",
+                    help="a spinning process per guest vCPU during the "
+                    "samples")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each guest's logs and trace in DIR")
     ap.add_argument("--out", metavar="DIR", default=OUT,
@@ -758,8 +815,9 @@ def main():
             ap.error("--profiles: one of %s" % sorted(PROFILES))
     paths = a.paths.split(",")
     for p in paths:
-        if p not in ("hardware", "software"):
-            ap.error("--paths: hardware and/or software, not %r" % p)
+        if p not in ("assist", "hardware", "software"):
+            ap.error("--paths: assist, hardware and/or software, not %r"
+                     % p)
     if a.keep:
         a.keep = os.path.abspath(a.keep)
     t0 = time.monotonic()
@@ -768,7 +826,7 @@ def main():
         for p in paths:
             try:
                 failures += run_guest(p, n, a.profiles, a.samples, a.keep,
-                                      results)
+                                      results, a.guest_load)
             except (GuestError, SampleFailed, RuntimeError) as e:
                 failures.append("%s n=%d: %s" % (p, n, e))
                 print("[%s n=%d] FAILED: %s" % (p, n, e))

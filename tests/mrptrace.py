@@ -21,7 +21,8 @@ import collections
 import re
 
 EVENTS = ("mrpsim_link", "mrpsim_mrp_loss", "mrpsim_mrp_regain",
-          "mrpsim_mrp_tick", "mrpsim_port_ctrl")
+          "mrpsim_mrp_tick", "mrpsim_port_ctrl", "mrpsim_mrp_assist_open",
+          "mrpsim_mrp_assist_flush")
 
 # "PID@SECONDS:" comes first with -msg timestamp=on
 LINE_RE = re.compile(r"^(?:\d+@(\d+\.\d+):)?(mrpsim_\w+) (.*)$")
@@ -37,6 +38,12 @@ ARGS_RE = {
         r"(\S+) ring (\d+) tick at (\d+) ns, deadline (\d+)"),
     "mrpsim_port_ctrl": re.compile(
         r"(\S+) port (\d+) en (\d) state (\d) vclock (\d+)"),
+    "mrpsim_mrp_assist_open": re.compile(
+        r"(\S+) ring (\d+) assist: ring opened, secondary forwarding "
+        r"vclock (\d+)"),
+    "mrpsim_mrp_assist_flush": re.compile(
+        r"(\S+) ring (\d+) assist: (\d+) learned entries flushed "
+        r"vclock (\d+)"),
 }
 
 # host: the host's clock (s, 0 without -msg timestamp=on); vclock: the
