@@ -11,7 +11,7 @@
 #   make soak     14 switches at 500 us with traffic for 10 min, 1000 + 100 flaps
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
-#   make bench    MRP recovery as traffic outage, rings of 4/14/50, hw vs sw
+#   make bench    MRP recovery as traffic outage, rings of 4/14/50, assist/hw/sw
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
 # DEBUG=0 builds the guest kernel without the debug options (tests want 1).
@@ -92,8 +92,8 @@ soak: all
 	@python3 tests/run.py soak
 
 # Figures, not tests: MRP recovery as traffic outage on rings of 4, 14 and
-# 50 switches, hardware path against software fallback, profiles 10, 30 and
-# 200 ms; build/bench/report.md, bench.json and outage.png.  A guest kernel
+# 50 switches, the engine with and without its recovery assist and the
+# software fallback, profiles 10, 30 and 200 ms; build/bench/report.md, bench.json and outage.png.  A guest kernel
 # without the debug options (DEBUG=0), Debian's python3 for
 # python3-matplotlib.  BENCH_ARGS="--sizes 4 --samples 2" for a
 # short run (tests/bench.py --help).
