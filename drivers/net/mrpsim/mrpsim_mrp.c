@@ -18,16 +18,17 @@
  * With the MRP engine (CAP.MRP, devlink parameter mrp_offload) a ring
  * whose two ports are on this switch gets one engine instance, the role
  * and the test run in the engine and MRP_LOSS/MRP_REGAIN events become
- * the bridge's ring-open notifications.  Without it, the ring is accepted, the full role and the
- * test are refused, and the sw_backup role is accepted: with no role set
- * the device hands every MRP frame to the CPU and the bridge runs MRP in
- * software on the same ports.  A ring the engine cannot run (its other
- * port is on another switch or device, every engine instance is taken,
- * an MRA on an engine without CAP.MRA) falls back the same way, with a
- * warning in the extack (patches/ pass it to drivers).  What the engine
- * cannot do and the bridge cannot do instead (a test interval below the
- * engine's minimum once the engine runs the role) is refused, with the
- * reason in the extack.
+ * the bridge's ring-open notifications.  Without it, the ring is
+ * accepted, the full role and the test are refused, and the sw_backup
+ * role is accepted: with no role set the device hands every MRP frame
+ * to the CPU and the bridge runs MRP in software on the same ports.  A
+ * ring the engine cannot run (its other port is on another switch or
+ * device, every engine instance is taken, an MRA on an engine without
+ * CAP.MRA) falls back the same way, with a warning in the extack
+ * (patches/ pass it to drivers).  What the engine cannot do and the
+ * bridge cannot do instead (a test interval below the engine's minimum
+ * once the engine runs the role) is refused, with the reason in the
+ * extack.
  *
  * Forwarding, so that every MRP frame crosses each cable once: the engine
  * of a client (MRC, or MRA that monitors) forwards MRP_Test between the
@@ -178,10 +179,11 @@ static void mrpsim_mrp_write_sa(struct mrpsim *sw, const struct mrpsim_mrp *mrp)
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_SA_HI, hi);
 }
 
-/* What ASSIST holds for the ring of engine instance @hw. */
-static u32 mrpsim_mrp_assist_val(struct mrpsim *sw, bool role_hw)
+/* What ASSIST holds for @mrp: the assist of the role the engine runs. */
+static u32 mrpsim_mrp_assist_val(struct mrpsim *sw,
+				 const struct mrpsim_mrp *mrp)
 {
-	return sw->assist && role_hw ?
+	return sw->assist && mrp->role_hw ?
 	       MRPSIM_ASSIST_OPEN | MRPSIM_ASSIST_FLUSH : 0;
 }
 
@@ -423,7 +425,7 @@ static int mrpsim_mrp_role_add(struct mrpsim_port *port,
 	mrp->role_hw = true;
 	if (sw->has_assist)
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST,
-				 mrpsim_mrp_assist_val(sw, true));
+				 mrpsim_mrp_assist_val(sw, mrp));
 	netdev_dbg(port->netdev, "MRP ring %u: role %u in the engine\n",
 		   mrp->ring_id, mrp->role);
 
@@ -1196,8 +1198,7 @@ void mrpsim_mrp_set_assist(struct mrpsim *sw, bool on)
 
 		if (mrp->br && mrp->hw != MRPSIM_MRP_NO_HW)
 			mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST,
-					 mrpsim_mrp_assist_val(sw,
-							       mrp->role_hw));
+					 mrpsim_mrp_assist_val(sw, mrp));
 	}
 	mutex_unlock(&sw->mrp_lock);
 }
