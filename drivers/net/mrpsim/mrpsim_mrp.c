@@ -1025,6 +1025,20 @@ bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
 	return false;
 }
 
+/* The ring of engine instance @hw,, read without locks: a ring torn
+ * down meanwhile is caught under mrp_lock by mrpsim_mrp_port_take().
+ */
+static struct mrpsim_mrp *mrpsim_mrp_of_hw(struct mrpsim *sw, int hw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (READ_ONCE(sw->mrp[i].hw) == hw)
+			return &sw->mrp[i];
+
+	return NULL;
+}
+
 /* Is @ev from the test the engine instance runs now, or from one stopped
  * since?  Read without RTNL: a ring torn down meanwhile is caught under
  * mrp_lock by mrpsim_mrp_port_take().
@@ -1033,13 +1047,9 @@ static bool mrpsim_mrp_event_current(struct mrpsim *sw,
 				     const struct mrpsim_event *ev)
 {
 	u8 gen = FIELD_GET(MRPSIM_EV_MRP_GEN_MASK, le32_to_cpu(ev->data));
-	unsigned int i;
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, ev->ring);
 
-	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
-		if (READ_ONCE(sw->mrp[i].hw) == ev->ring)
-			return READ_ONCE(sw->mrp[i].gen) == gen;
-
-	return false;
+	return mrp && READ_ONCE(mrp->gen) == gen;
 }
 
 /**
@@ -1082,20 +1092,6 @@ void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 	smp_mb__before_atomic();
 	atomic_inc(&port->mrp_changes);
 	schedule_work(&sw->mrp_work);
-}
-
-/* The ring of engine instance @hw, read without locks (see
- * mrpsim_mrp_event_current()).
- */
-static struct mrpsim_mrp *mrpsim_mrp_of_hw(struct mrpsim *sw, int hw)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
-		if (READ_ONCE(sw->mrp[i].hw) == hw)
-			return &sw->mrp[i];
-
-	return NULL;
 }
 
 /**
