@@ -289,6 +289,30 @@ int mrp_nl_ring_state(struct mrp_nl *h, int br, uint32_t ring_id,
 			     IFLA_BRIDGE_MRP_RING_STATE_STATE, state);
 }
 
+/*
+ * Interconnection role of a ring (br_mrp_in_role_parse): the kernel
+ * wants every attribute, and i_port a port of br even to disable it.
+ */
+int mrp_nl_in_role(struct mrp_nl *h, int br, uint32_t ring_id, uint16_t in_id,
+		   int i_port, uint32_t role)
+{
+	char buf[512];
+	struct nlattr *af, *mrp, *in;
+	struct nlmsghdr *nlh = br_req(buf, RTM_SETLINK, br, true, &af);
+
+	mrp = mnl_attr_nest_start(nlh, IFLA_BRIDGE_MRP);
+	in = mnl_attr_nest_start(nlh, IFLA_BRIDGE_MRP_IN_ROLE);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_IN_ROLE_RING_ID, ring_id);
+	mnl_attr_put_u16(nlh, IFLA_BRIDGE_MRP_IN_ROLE_IN_ID, in_id);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_IN_ROLE_ROLE, role);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_IN_ROLE_I_IFINDEX,
+			 (uint32_t)i_port);
+	mnl_attr_nest_end(nlh, in);
+	mnl_attr_nest_end(nlh, mrp);
+	mnl_attr_nest_end(nlh, af);
+	return nl_talk(h, nlh, NULL, NULL);
+}
+
 int mrp_nl_start_test(struct mrp_nl *h, int br, uint32_t ring_id,
 		      uint32_t interval, uint32_t max_miss, uint32_t period,
 		      bool monitor)

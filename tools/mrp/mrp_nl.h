@@ -4,8 +4,9 @@
  *
  * Message shapes (net/bridge/br_mrp_netlink.c, br_netlink.c,
  * net/core/rtnetlink.c rtnl_bridge_setlink):
- *   - ring-wide requests (INSTANCE, RING_ROLE, RING_STATE, START_TEST)
- *     go to the bridge itself: ifi_family AF_BRIDGE, ifi_index = bridge,
+ *   - ring-wide requests (INSTANCE, RING_ROLE, RING_STATE, START_TEST,
+ *     IN_ROLE) go to the bridge itself: ifi_family AF_BRIDGE,
+ *     ifi_index = bridge,
  *     IFLA_AF_SPEC { IFLA_BRIDGE_FLAGS = BRIDGE_FLAGS_SELF,
  *                    IFLA_BRIDGE_MRP { IFLA_BRIDGE_MRP_xxx { ... } } }
  *     RTM_SETLINK adds/sets, RTM_DELLINK deletes the instance;
@@ -54,6 +55,9 @@ int mrp_nl_ring_state(struct mrp_nl *h, int br, uint32_t ring_id,
 int mrp_nl_start_test(struct mrp_nl *h, int br, uint32_t ring_id,
 		      uint32_t interval, uint32_t max_miss, uint32_t period,
 		      bool monitor);
+/* role: BR_MRP_IN_ROLE_*; i_port is needed to disable the role too */
+int mrp_nl_in_role(struct mrp_nl *h, int br, uint32_t ring_id, uint16_t in_id,
+		   int i_port, uint32_t role);
 int mrp_nl_port_state(struct mrp_nl *h, int port, uint32_t state);
 int mrp_nl_port_role(struct mrp_nl *h, int port, uint32_t role);
 int mrp_nl_port_flush(struct mrp_nl *h, int port);

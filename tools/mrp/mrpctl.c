@@ -61,6 +61,7 @@ static void usage(FILE *f)
 "  mrpctl kernel state BRIDGE ring ID open|closed\n"
 "  mrpctl kernel test BRIDGE ring ID interval US max-miss N period US\n"
 "             [monitor]\n"
+"  mrpctl kernel in-role BRIDGE ring ID in-id N port PORT mim|mic|disabled\n"
 "  mrpctl kernel port-state PORT forwarding|blocked|disabled\n"
 "  mrpctl kernel port-role PORT primary|secondary\n"
 "  mrpctl kernel flush PORT\n"
@@ -349,6 +350,18 @@ static const char *in_role_name(uint32_t role)
 	return "unknown";
 }
 
+/* "mim" "mic" "disabled" -> BR_MRP_IN_ROLE_*, -1 if unknown */
+static int parse_in_role(const char *s)
+{
+	if (!strcmp(s, "mim"))
+		return BR_MRP_IN_ROLE_MIM;
+	if (!strcmp(s, "mic"))
+		return BR_MRP_IN_ROLE_MIC;
+	if (!strcmp(s, "disabled"))
+		return BR_MRP_IN_ROLE_DISABLED;
+	return -1;
+}
+
 /* No interconnection, no state to tell. */
 static const char *in_state_name(const struct mrp_nl_ring *r)
 {
@@ -588,6 +601,29 @@ static int cmd_kernel(int argc, char **argv)
 		err = mrp_nl_start_test(&nl, br, id, interval, max_miss,
 					period, monitor);
 		return err ? kerr("test", err) : kdone();
+	}
+	if (!strcmp(c, "in-role")) {
+		/* every word checked before the port is looked up */
+		if (argc != 5 || strcmp(argv[0], "in-id") ||
+		    strcmp(argv[2], "port"))
+			return usage_err("kernel in-role: expected in-id N "
+					 "port PORT mim|mic|disabled");
+		if (!mrp_parse_u32(argv[1], 0xffff, &u))
+			return usage_err("bad in-id '%s' (0-65535)", argv[1]);
+		v = parse_in_role(argv[4]);
+		if (v < 0)
+			return usage_err("kernel in-role: bad role '%s' "
+					 "(mim|mic|disabled)", argv[4]);
+		if (ifindex_of(argv[3], &port))
+			return 1;
+		err = mrp_nl_in_role(&nl, br, id, (uint16_t)u, port,
+				     (uint32_t)v);
+		if (err == -EINVAL && !nl.ext_msg[0])
+			fprintf(stderr, "mrpctl: hint: the ring may not exist, "
+				"the port may not belong to the bridge or be "
+				"in a ring, or the ring may have another "
+				"interconnection port (disable it first)\n");
+		return err ? kerr("in-role", err) : kdone();
 	}
 	return usage_err("kernel: unknown command '%s'", c);
 }

@@ -361,6 +361,32 @@ def main():
                    "secondary", "p1")
         report(r.returncode == 1 and "add:" in r.stderr,
                "kernel mode error reaches the user", r.stderr)
+    # kernel in-role: every word is checked (exit 2) before the port is
+    # looked up (exit 1); no ring 1 is left in the kernel, if it has MRP
+    for args, rc, msg in (
+            (["in-id", "5", "port", "p0", "mrm"], 2,
+             "kernel in-role: bad role 'mrm' (mim|mic|disabled)"),
+            (["in-id", "5", "port", "nope", "bogus"], 2, "bad role 'bogus'"),
+            (["in-id", "5", "mim"], 2,
+             "kernel in-role: expected in-id N port PORT mim|mic|disabled"),
+            (["in-id", "5", "disabled"], 2, "expected in-id N port PORT"),
+            (["port", "p0", "in-id", "5", "mic"], 2,
+             "expected in-id N port PORT"),
+            (["in-id", "65536", "port", "p0", "mim"], 2,
+             "bad in-id '65536' (0-65535)"),
+            (["in-id", "x", "port", "p0", "mim"], 2, "bad in-id 'x'"),
+            (["in-id", "5", "port", "nope", "mic"], 1,
+             "no such interface 'nope'"),
+            (["in-id", "65535", "port", "p0", "mim"], 1, "mrpctl: in-role: "),
+            (["in-id", "0", "port", "p0", "disabled"], 1,
+             "mrpctl: in-role: ")):
+        r = ctlrun("kernel", "in-role", "br0", "ring", "1", *args)
+        report(r.returncode == rc and msg in r.stderr,
+               "kernel in-role %s: exit %d" % (" ".join(args), rc),
+               "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    r = ctlrun("--help")
+    report("kernel in-role BRIDGE ring ID in-id N port PORT mim|mic|disabled"
+           in r.stdout, "mrpctl --help documents kernel in-role")
     r = ctlrun("show", "-j")
     try:
         j = json.loads(r.stdout)
