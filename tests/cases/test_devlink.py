@@ -116,17 +116,17 @@ def test_port_show_physical_ports_and_switch_id(vm):
 
 def test_param_show_defaults(vm):
     want = {0: {"mrp_offload": (True, "runtime"),
-                "l2_offload": (False, "runtime"),
+                "l2_offload": (True, "runtime"),
                 "mrp_assist": (False, "runtime")},
             # no engine: the rings cannot run in it
             1: {"mrp_offload": (False, "runtime"),
-                "l2_offload": (False, "runtime"),
+                "l2_offload": (True, "runtime"),
                 "mrp_assist": (False, "runtime")}}
     for sw in range(len(PORTS)):
         assert params(vm, sw) == want[sw], (sw, params(vm, sw))
     out = vm.check("dmesg | grep 'L2 forwarding'")
-    assert out.count("MRP offloaded, L2 forwarding in software") == 1, out
-    assert out.count("MRP in software, L2 forwarding in software") == 1, out
+    assert out.count("MRP offloaded, L2 forwarding offloaded") == 1, out
+    assert out.count("MRP in software, L2 forwarding offloaded") == 1, out
 
 
 def test_param_refuses_what_the_device_lacks(vm):
@@ -144,14 +144,14 @@ def test_param_refuses_what_the_device_lacks(vm):
 def test_l2_offload_busy_while_a_port_is_bridged(vm):
     vm.check("ip link add br0 type bridge && ip link set s0p2 master br0")
     try:
-        set_refused(vm, 0, "l2_offload", True, L2_BUSY)
+        set_refused(vm, 0, "l2_offload", False, L2_BUSY)
         # a port of another switch in a bridge is no obstacle
-        set_ok(vm, 1, "l2_offload", True)
         set_ok(vm, 1, "l2_offload", False)
+        set_ok(vm, 1, "l2_offload", True)
     finally:
         vm.check("ip link del br0")
-    set_ok(vm, 0, "l2_offload", True)
     set_ok(vm, 0, "l2_offload", False)
+    set_ok(vm, 0, "l2_offload", True)
 
 
 def bridge_s0(vm):
@@ -183,6 +183,7 @@ def test_l2_offload_takes_effect(vm):
         assert fdb(vm, 0) == [], fdb(vm, 0)
     finally:
         vm.check("ip link del br0")
+        set_ok(vm, 0, "l2_offload", True)
 
 
 def mrpctl(vm, args):
@@ -239,15 +240,15 @@ def test_mrp_offload_takes_effect(vm):
 def test_load_driver_sets_the_params(vm):
     """tests/guest/lib.sh load_driver NAME=0|1 sets devlink parameters."""
     vm.check(". /mrpsim/lib.sh && unload_driver && "
-             "load_driver mrp_offload=0 l2_offload=1")
+             "load_driver mrp_offload=0 l2_offload=0")
     try:
         assert params(vm, 0) == {"mrp_offload": (False, "runtime"),
-                                 "l2_offload": (True, "runtime"),
+                                 "l2_offload": (False, "runtime"),
                                  "mrp_assist": (False, "runtime")}, params(
                                      vm, 0)
-        assert params(vm, 1)["l2_offload"][0] is True, params(vm, 1)
+        assert params(vm, 1)["l2_offload"][0] is False, params(vm, 1)
         assert vm.check("ls /sys/class/net | grep -c '^s[01]p'").strip() == \
             str(sum(PORTS))
     finally:
         vm.check(". /mrpsim/lib.sh && unload_driver && load_driver")
-    assert params(vm, 0)["l2_offload"][0] is False
+    assert params(vm, 0)["l2_offload"][0] is True

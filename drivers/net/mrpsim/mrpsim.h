@@ -49,11 +49,10 @@
 #define MRPSIM_NUM_ERR		(MRPSIM_ERR_REG + 1)
 
 /* The devlink parameters' values at probe (mrpsim_devlink.c), on a device
- * that has what they turn on: rings in the MRP engine; L2 forwarding off
- * until the MRP suites have run with it on (issue 13).
+ * that has what they turn on: rings in the MRP engine, L2 forwarding.
  */
 #define MRPSIM_MRP_OFFLOAD_DEFAULT	true
-#define MRPSIM_L2_OFFLOAD_DEFAULT	false
+#define MRPSIM_L2_OFFLOAD_DEFAULT	true
 
 #define MRPSIM_VER_MAJOR(v)	((v) >> MRPSIM_VERSION_MAJOR_SHIFT)
 #define MRPSIM_VER_MINOR(v)	((v) & MRPSIM_VERSION_MINOR_MASK)

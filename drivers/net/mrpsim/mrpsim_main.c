@@ -491,9 +491,7 @@ static int mrpsim_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mrpsim_debugfs_init(sw);
 	mrpsim_devlink_register(sw);
 
-	/* MRP and L2 forwarding as devlink parameters mrp_offload and
-	 * l2_offload start out
-	 */
+	/* What the devlink parameters mrp_offload and l2_offload start as */
 	dev_info(dev, "%u ports, switch id %pM, version %u.%u, MRP %s, L2 forwarding %s\n",
 		 sw->num_ports, sw->base_mac, MRPSIM_VER_MAJOR(sw->version),
 		 MRPSIM_VER_MINOR(sw->version),
