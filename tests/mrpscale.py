@@ -242,7 +242,12 @@ def assist_recovers_alone(vm, cable, assist):
     vm.check("kill -STOP %s" % pid)
     try:
         R.cut(vm, cable)
-        status, _ = vm.run(R.nsx(a, "ping -c 1 -W 5 10.0.0.%d" % (b + 1)),
+        # A ping a second for 10 s: the first may leave before the
+        # switches on its way have flushed (the TopologyChange frames
+        # reach a client through the CPUs of those before it).
+        status, _ = vm.run(R.nsx(a, "sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; "
+                                 "do ping -c 1 -W 1 10.0.0.%d >/dev/null "
+                                 "&& exit 0; done; exit 1'" % (b + 1)),
                            timeout=60)
         crossed = status == 0
     finally:
@@ -255,8 +260,11 @@ def assist_recovers_alone(vm, cable, assist):
                 for p, t in zip((0, 1), topo)]
         opens = [x[0] - y[0] for x, y in zip(after, before)]
         flushes = [x[1] - y[1] for x, y in zip(after, before)]
+        seen = "switches' openings %s, flushes %s, TopologyChange sent %s" % (
+            opens, flushes, topo)
         if assist:
-            assert crossed, "no traffic across the cut before mrpd ran"
+            assert crossed, "no traffic across the cut before mrpd ran (%s)" % (
+                seen)
             assert opens == [1] + [0] * (n - 1), opens
             assert topo == [4, 4], topo
             # the manager's, and each client's on a TopologyChange

@@ -8,8 +8,10 @@ cable cuts, then with three MRAs electing a manager and a cut.  The
 device's trace gives the detection of each cut on its virtual clock
 (tests/mrptrace.py).
 Then mrpd restarts on the manager and a client while end stations on
-the host exchange a frame every ms: none may be lost.  Last, every port
-of the ring floods at once (pktgen): no transmit queue may stall.
+the host exchange a frame every ms: none may be lost.  The switches'
+recovery assist opens the ring with the manager's mrpd stopped.  Last,
+every port of the ring floods at once (pktgen): no transmit queue may
+stall.
 """
 
 import re
@@ -36,8 +38,9 @@ RESTARTED_CLIENT = N - 1
 PORTS = []          # the stations' UDP ports, chosen with the topology
 
 
-# make check-long: the pktgen flood.
-LONG = ("flood_every_port",)
+# make check-long: the pktgen flood, and the assist (its captures of every
+# cable take minutes to check; test_mrp_hw runs it on 4 switches).
+LONG = ("flood_every_port", "assist_recovers_alone")
 
 
 def topology():
@@ -91,6 +94,18 @@ def test_mrpd_restarts_lose_nothing(vm):
     no topology change."""
     S.restarts_under_traffic(vm, PORTS, STATIONS, RESTARTED_CLIENT,
                              period_us=5000)
+
+
+def test_assist_recovers_alone(vm):
+    """The recovery assist (devlink mrp_assist) at the standard's size:
+    the manager's mrpd stopped, the cable opposite it cut; the manager's
+    switch opens the ring, its TopologyChange frames make every client's
+    switch flush, and a ping crosses the ring the long way round (13 hops
+    in hardware) before mrpd runs; mrpd then catches up with one
+    ring-open, and every frame crossed each cable once
+    (tests/mrpscale.py; test_mrp_hw shows that nothing crosses without
+    the assist)."""
+    assert S.assist_recovers_alone(vm, CUTS[1], assist=True)
 
 
 def test_three_mras(vm):
