@@ -229,6 +229,8 @@ struct mrpsim_port {
  * @hw: engine instance, or -1 when the ring runs in software
  * @role: ring role requested by the bridge (BR_MRP_RING_ROLE_*)
  * @role_hw: the engine runs @role
+ * @in_role: interconnection role of the ring (BR_MRP_IN_ROLE_*), which
+ *	the bridge runs in software
  * @test_hw: the engine generates or monitors MRP_Test frames
  * @gen: generation of the engine's current (or last) test; events of
  *	another generation are stale (read without RTNL by the event thread)
@@ -247,6 +249,7 @@ struct mrpsim_mrp {
 	int hw;
 	u8 role;
 	bool role_hw;
+	u8 in_role;
 	bool test_hw;
 	u8 gen;
 };
@@ -351,6 +354,7 @@ struct mrpsim_fdb {
  * @assist_opens: rings the recovery assist opened (MRP_ASSIST OPENED)
  * @assist_flushes: ring port flushes of the recovery assist
  * @fdb: FDB state (mrpsim_fdb.c)
+ * @fail_in_role: refuse interconnection roles (debugfs, fault injection)
  * @debugfs: the switch's debugfs directory (fault injection, FDB)
  */
 struct mrpsim {
@@ -385,6 +389,7 @@ struct mrpsim {
 	atomic64_t assist_opens;
 	atomic64_t assist_flushes;
 	struct mrpsim_fdb fdb;
+	bool fail_in_role;
 	struct dentry *debugfs;
 };
 

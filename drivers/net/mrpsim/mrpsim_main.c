@@ -310,6 +310,8 @@ static void mrpsim_debugfs_init(struct mrpsim *sw)
 					 mrpsim_debugfs_root);
 	debugfs_create_file("evq_fault", 0200, sw->debugfs, sw,
 			    &mrpsim_evq_fault_fops);
+	debugfs_create_bool("fail_in_role", 0600, sw->debugfs,
+			    &sw->fail_in_role);
 	mrpsim_fdb_debugfs_init(sw);
 }
 

@@ -14,6 +14,10 @@
  *   Accepting it means the bridge neither sends test frames nor detects
  *   loss of continuity: the driver reports it (br_mrp_ring_port_open()).
  * - SWITCHDEV_OBJ_ID_RING_STATE_MRP: ring open/closed, sent in test frames.
+ * - SWITCHDEV_OBJ_ID_IN_ROLE_MRP: an interconnection of the ring, accepted
+ *   with sw_backup only: the bridge runs MIM and MIC in software, and
+ *   the IN_STATE and IN_TEST objects are refused (the bridge sends and
+ *   checks MRP_InTest frames itself).
  *
  * With the MRP engine (CAP.MRP, devlink parameter mrp_offload) a ring
  * whose two ports are on this switch gets one engine instance, the role
@@ -453,6 +457,53 @@ static int mrpsim_mrp_role_del(struct mrpsim_port *port,
 	return 0;
 }
 
+/* An interconnection (MIM or MIC) of a ring runs in the bridge: the engine
+ * has no MRP_InTest generator.  The device hands every MRP frame but
+ * MRP_Test to the CPU, on ring ports and on the interconnection port
+ * alike, so the sw_backup role needs no register.  The bridge checks the
+ * interconnection with MRP_InTest frames that a busy CPU can hold up:
+ * its bridge's data is forwarded in software on this switch while it has
+ * one (mrpsim_l2_mrp_in_software()), so that an interconnection opened
+ * by mistake is no loop in hardware at line rate.
+ */
+static int mrpsim_mrp_in_role_add(struct mrpsim_port *port,
+				  const struct switchdev_obj_in_role_mrp *role,
+				  struct netlink_ext_ack *extack)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_get(port, role->obj.orig_dev, role->ring_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+	if (port->sw->fail_in_role) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Interconnection refused (debugfs fail_in_role)");
+		return -EIO;
+	}
+	if (!role->sw_backup)
+		return -EOPNOTSUPP;
+
+	mrp->in_role = role->in_role;
+	netdev_dbg(port->netdev, "MRP ring %u: interconnection role %u in software\n",
+		   mrp->ring_id, mrp->in_role);
+
+	return 0;
+}
+
+static int mrpsim_mrp_in_role_del(struct mrpsim_port *port,
+				  const struct switchdev_obj_in_role_mrp *role)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_get(port, role->obj.orig_dev, role->ring_id);
+	if (!mrp || !role->sw_backup)
+		return -EOPNOTSUPP;
+
+	mrp->in_role = BR_MRP_IN_ROLE_DISABLED;
+
+	return 0;
+}
+
 /* A test started afresh begins with no port lost, and no event tells the
  * driver that the last test's lost flags are gone.  Take the engine's
  * state.  A port the bridge was told is lost would stay so while the new
@@ -700,6 +751,11 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 		err = mrpsim_mrp_state_add(port,
 					   SWITCHDEV_OBJ_RING_STATE_MRP(obj));
 		break;
+	case SWITCHDEV_OBJ_ID_IN_ROLE_MRP:
+		err = mrpsim_mrp_in_role_add(port,
+					     SWITCHDEV_OBJ_IN_ROLE_MRP(obj),
+					     extack);
+		break;
 	default:
 		err = -EOPNOTSUPP;
 		break;
@@ -737,6 +793,10 @@ int mrpsim_mrp_obj_del(struct mrpsim_port *port,
 	case SWITCHDEV_OBJ_ID_RING_TEST_MRP:
 		err = mrpsim_mrp_test_del(port,
 					  SWITCHDEV_OBJ_RING_TEST_MRP(obj));
+		break;
+	case SWITCHDEV_OBJ_ID_IN_ROLE_MRP:
+		err = mrpsim_mrp_in_role_del(port,
+					     SWITCHDEV_OBJ_IN_ROLE_MRP(obj));
 		break;
 	default:
 		err = -EOPNOTSUPP;
