@@ -9,7 +9,8 @@ link), its ends on one switch or two:
   s1  5 ports, an engine without the MRA role (mra=off); s1p4 is only the
       far end of s1p3's cable
 and veth pairs.  Bridges:
-  br0  s0p0 s0p1 s0p2   ring 1 in the engine (s0's only instance)
+  br0  s0p0 s0p1 s0p2   ring 1 in the engine (s0's only instance), s0p2
+                        its interconnection port (software)
   br1  s0p3 s0p4        no free instance: software
   br2  s0p5 s1p2        ports on two switches: software
   br3  s1p3 veth0       an mrpsim port and a veth: software, through mrpd
@@ -17,6 +18,7 @@ and veth pairs.  Bridges:
   br4  s1p0 s1p1        an MRA on an engine without MRA: software
 """
 
+import json
 import re
 
 from vm import Topology
@@ -109,6 +111,53 @@ def test_engine_ring_and_its_minimum_interval(vm):
     sent = tx(vm, "s0p0", "hw_mrp_test_tx")
     vm.check(". /mrpsim/lib.sh && wait_for 5000 stat_gt s0p0 "
              "hw_mrp_test_tx %d" % (sent + 10))
+
+
+def ring(vm, br, ring_id):
+    """The kernel's MRP instance ring_id of bridge br (mrpctl kernel show
+    -j)."""
+    rings = json.loads(vm.check("mrpctl kernel show -j"))["rings"]
+    found = [r for r in rings if r["bridge"] == br and r["ring"] == ring_id]
+    assert len(found) == 1, rings
+    return found[0]
+
+
+def bridge_port_state(vm, port):
+    return json.loads(vm.check("bridge -j link show dev " + port))[0][
+        "state"]
+
+
+def test_interconnection_runs_in_software(vm):
+    """An interconnection (MIM, MIC) of the ring the engine runs: the
+    driver takes its role with sw_backup and the bridge runs it.  A role
+    the driver refuses leaves no half-made interconnection: no port, the
+    port in the state it had (disabled: it has no cable; the bridge left
+    it forwarding when the role was disabled), and the role can be set
+    again (patches/0002 and 0015)."""
+    ifindex = int(vm.check("cat /sys/class/net/s0p2/ifindex"))
+    accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 mic")
+    r = ring(vm, "br0", 1)
+    assert r["interconnect_ifindex"] == ifindex and r["in_role"] == "mic", r
+    accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 disabled")
+    r = ring(vm, "br0", 1)
+    assert r["interconnect_ifindex"] == 0, r
+    vm.check("bridge link set dev s0p2 state 0")
+    assert bridge_port_state(vm, "s0p2") == "disabled"
+    bus = re.search(r"bus-info: (\S+)", vm.check("ethtool -i s0p0")).group(1)
+    fault = "/sys/kernel/debug/mrpsim/%s/fail_in_role" % bus
+    vm.check("echo 1 > " + fault)
+    try:
+        refused(vm, "in-role br0 ring 1 in-id 7 port s0p2 mim",
+                r"Interconnection refused \(debugfs fail_in_role\)")
+        r = ring(vm, "br0", 1)
+        assert r["interconnect_ifindex"] == 0 and \
+            r["in_role"] == "disabled", r
+        assert bridge_port_state(vm, "s0p2") == "disabled"
+    finally:
+        vm.check("echo 0 > " + fault)
+    accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 mim")
+    assert ring(vm, "br0", 1)["in_role"] == "mim"
+    accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 disabled")
 
 
 def test_ring_id_and_ports_in_use(vm):
