@@ -22,7 +22,7 @@ import re
 
 EVENTS = ("mrpsim_link", "mrpsim_mrp_loss", "mrpsim_mrp_regain",
           "mrpsim_mrp_tick", "mrpsim_port_ctrl", "mrpsim_mrp_assist_open",
-          "mrpsim_mrp_assist_flush")
+          "mrpsim_mrp_assist_flush", "mrpsim_mrp_ring_state")
 
 # "PID@SECONDS:" comes first with -msg timestamp=on
 LINE_RE = re.compile(r"^(?:\d+@(\d+\.\d+):)?(mrpsim_\w+) (.*)$")
@@ -44,6 +44,8 @@ ARGS_RE = {
     "mrpsim_mrp_assist_flush": re.compile(
         r"(\S+) ring (\d+) assist: (\d+) learned entries flushed "
         r"vclock (\d+)"),
+    "mrpsim_mrp_ring_state": re.compile(
+        r"(\S+) ring (\d+) RING_STATE (\d) written vclock (\d+)"),
 }
 
 # host: the host's clock (s, 0 without -msg timestamp=on); vclock: the

@@ -734,6 +734,8 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
             mrpsim_reg_error(r, addr, val);
             return;
         }
+        trace_mrpsim_mrp_ring_state(mrpsim_id(s), r->idx, val,
+                                    mrpsim_clock_ns());
         if (val != r->ring_state) {
             r->transitions++;
         }
