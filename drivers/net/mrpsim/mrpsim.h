@@ -346,6 +346,9 @@ struct mrpsim_fdb {
  * @mrp_test_done: engine instances whose test period ended
  * @mrp_work: reports engine events to the bridge
  * @assist_opened: engine instances whose recovery assist opened the ring
+ * @assist_hold: engine instances whose recovery assist opened the ring and
+ *	whose software has not written the ring's state since: their regain
+ *	waits (mrpsim_mrp_port_take())
  * @assist_work: takes what the recovery assist did into the driver's state
  * @errors: device errors by code
  * @bad_events: malformed events from the device
@@ -381,6 +384,7 @@ struct mrpsim {
 	unsigned long mrp_test_done;
 	struct work_struct mrp_work;
 	unsigned long assist_opened;
+	unsigned long assist_hold;
 	struct work_struct assist_work;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;

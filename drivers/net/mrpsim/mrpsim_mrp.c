@@ -73,7 +73,11 @@
  * writes to PORT_CTRL on its own puts the old blocking state back before
  * the bridge sets one; and the flushed ports' slots are read again, so
  * that the bridge forgets the entries the switch forgot
- * (mrpsim_fdb_ports_flushed()).  Closing the ring stays with software.
+ * (mrpsim_fdb_ports_flushed()).  Closing the ring stays with software,
+ * so a regain after an opening of the assist waits until the software
+ * has written the ring's state (mrpsim_mrp_port_take()): the daemon
+ * would read a loss and a regain that are both over as nothing to do,
+ * and leave the secondary forwarding on a closed ring.
  * With the parameter off the device does exactly what it did without
  * the assist.
  *
@@ -243,8 +247,10 @@ static void mrpsim_mrp_set_member(struct mrpsim *sw, struct mrpsim_mrp *mrp,
 
 static void mrpsim_mrp_free(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
-	if (mrp->hw != MRPSIM_MRP_NO_HW)
+	if (mrp->hw != MRPSIM_MRP_NO_HW) {
+		clear_bit(mrp->hw, &sw->assist_hold);
 		mrpsim_mrp_hw_clear(sw, mrp->hw);
+	}
 	mrpsim_mrp_set_member(sw, mrp, NULL);
 	memset(mrp, 0, sizeof(*mrp));
 	mrp->hw = MRPSIM_MRP_NO_HW;
@@ -371,6 +377,7 @@ static bool mrpsim_mrp_role_tests(u8 role)
 static void mrpsim_mrp_role_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
 	if (mrp->hw != MRPSIM_MRP_NO_HW) {
+		clear_bit(mrp->hw, &sw->assist_hold);
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ASSIST, 0);
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_ROLE,
@@ -628,6 +635,8 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 		((old ^ ctrl) & MRPSIM_TEST_CTRL_MONITOR);
 	WRITE_ONCE(mrp->gen, FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) +
 			     fresh);
+	if (fresh)
+		clear_bit(mrp->hw, &sw->assist_hold);
 	mrpsim_mrp_write_sa(sw, mrp);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_INTERVAL, test->interval);
 	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_MAX_MISS, test->max_miss);
@@ -709,6 +718,12 @@ static int mrpsim_mrp_state_add(struct mrpsim_port *port,
 	if (val == MRPSIM_RSTATE_CLOSED)
 		mrpsim_mrp_closing(port->sw, mrp);
 	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_RING_STATE, val);
+
+	/* The software has taken the ring over from the recovery assist:
+	 * a regain that waited can be told now.
+	 */
+	if (test_and_clear_bit(mrp->hw, &port->sw->assist_hold))
+		schedule_work(&port->sw->mrp_work);
 
 	return mrp->role_hw ? 0 : -EOPNOTSUPP;
 }
@@ -942,6 +957,23 @@ static unsigned int mrpsim_mrp_port_take(struct mrpsim_port *port, bool *lost)
 	    !netif_is_bridge_port(port->netdev) ||
 	    READ_ONCE(port->bridge) != mrp->br)
 		return 0;
+
+	/* The recovery assist opened the ring, and the software has not
+	 * written its state since.  The MRP daemon reads a ring that opened
+	 * and closed again before it looked as closed, nothing to do: but
+	 * the switch opened it, and only the software closes it (blocks the
+	 * secondary, tells the clients to flush).  So the bridge is told the
+	 * loss and not the regain, which waits until the software writes
+	 * the ring's state (mrpsim_mrp_state_add()): it opens the ring the
+	 * switch opened, then hears of the regain and closes it.
+	 */
+	if (!*lost && test_bit(mrp->hw, &port->sw->assist_hold)) {
+		atomic_add(changes, &port->mrp_changes);
+		if (port->mrp_reported)
+			return 0;
+		*lost = true;
+		return 1;
+	}
 	return changes > 1 && *lost == port->mrp_reported ? 2 : 1;
 }
 
@@ -1174,6 +1206,10 @@ void mrpsim_mrp_assist_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 
 	if (data & MRPSIM_EV_ASSIST_OPENED) {
 		atomic64_inc(&sw->assist_opens);
+		/* Before any regain event of the ring, which comes after this
+		 * one in the queue.
+		 */
+		set_bit(ev->ring, &sw->assist_hold);
 		set_bit(ev->ring, &sw->assist_opened);
 		schedule_work(&sw->assist_work);
 	}
