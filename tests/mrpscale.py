@@ -289,6 +289,51 @@ def assist_recovers_alone(vm, cable, assist):
     return crossed
 
 
+def assist_short_break(vm, cable):
+    """A break that heals before the manager's mrpd reads of it, with the
+    recovery assist on: the manager's switch opens the ring (secondary
+    forwarding), continuity comes back, and mrpd, stopped meanwhile,
+    reads a loss and a regain that are both over.  mrpd takes a ring
+    that opened and closed unseen as closed, nothing to do; but the
+    switch opened it, and only software closes it again.  The driver
+    holds the regain back until the software writes the ring's state,
+    so mrpd opens the ring the switch opened and then closes it: the
+    secondary blocks in the switch again (data arriving on it is
+    dropped, hw_rx_drop_blocked), not only in the bridge."""
+    n = R.nodes(vm)
+    t0 = R.mrpd_state(vm, [0])[0]["openings"]
+    opens = R.ethtool_stat(vm, 0, "s0p0", "sw_mrp_assist_opens")
+    regains = [R.ethtool_stat(vm, 0, "s0p%d" % p, "mrp_regain_events")
+               for p in (0, 1)]
+    R.set_param(vm, "mrp_assist", True)
+    pid = vm.check("cat /run/mrpd-n0.pid").strip()
+    vm.check("kill -STOP %s" % pid)
+    try:
+        R.cut(vm, cable)
+        vm.check(R.in_ns(0, "wait_for 10000 stat_gt s0p0 "
+                         "sw_mrp_assist_opens %d" % opens))
+        R.cut(vm, cable, up=True)
+        for p in (0, 1):
+            vm.check(R.in_ns(0, "wait_for 10000 stat_gt s0p%d "
+                             "mrp_regain_events %d" % (p, regains[p])))
+    finally:
+        vm.check("kill -CONT %s" % pid)
+        R.set_param(vm, "mrp_assist", False)
+    # mrpd opens the ring the switch opened, then closes it
+    R.wait_ring(vm, 0, "openings", "%d" % (t0 + 1), timeout_ms=20000)
+    R.wait_ring(vm, 0, "ring", "closed")
+    R.settle(vm, 2000)
+    assert R.mrpd_state(vm, [0])[0]["openings"] == t0 + 1
+    assert R.port_state(vm, 0, "s0p1") == "blocking"
+    # and the switch blocks the secondary: node n-1's ARP for node 1
+    # arrives there and goes no further
+    dropped = R.ethtool_stat(vm, 0, "s0p1", "hw_rx_drop_blocked")
+    vm.check(R.nsx(n - 1, "ip neigh flush all"))
+    R.vm_ping(vm, n - 1, 1)
+    assert R.ethtool_stat(vm, 0, "s0p1", "hw_rx_drop_blocked") > dropped, \
+        "the manager's switch forwards on its secondary: the ring is a loop"
+
+
 def three_mras(vm, mras, best, cut_cable):
     """Three MRAs: the best manages, the others monitor and forward like
     clients; a cut opens the ring, its restore closes it, the manager's

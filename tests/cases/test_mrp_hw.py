@@ -198,6 +198,14 @@ def test_mrpd_assist_recovers_alone(vm):
     S.assist_recovers_alone(vm, 1, assist=True)
 
 
+def test_mrpd_assist_short_break(vm):
+    """The recovery assist opens the ring on a break that heals before
+    the manager's mrpd reads of it: mrpd still opens and closes the ring,
+    and the switch blocks its secondary again (tests/mrpscale.py)."""
+    S.started(vm, PROFILE)
+    S.assist_short_break(vm, 1)
+
+
 # IEC 62439-2's four recovery profiles: (MRP_Test interval us, max-miss)
 PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 
