@@ -188,11 +188,35 @@ enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 					return err;
 				break;
 			case MRP_TLV_IN_TEST:
+				if (l < MRP_IN_TEST_LEN)
+					return MRP_PARSE_TLV_LEN;
+				pdu->in_id = get16(v);
+				memcpy(pdu->sa, v + 2, 6);
+				pdu->port_role = get16(v + 8);
+				pdu->in_state = get16(v + 10);
+				pdu->transitions = get16(v + 12);
+				pdu->timestamp = get32(v + 14);
+				break;
 			case MRP_TLV_IN_TOPO:
+				if (l < MRP_IN_TOPO_LEN)
+					return MRP_PARSE_TLV_LEN;
+				memcpy(pdu->sa, v, 6);
+				pdu->in_id = get16(v + 6);
+				pdu->interval = get16(v + 8);
+				break;
 			case MRP_TLV_IN_LINK_DOWN:
 			case MRP_TLV_IN_LINK_UP:
+				if (l < MRP_IN_LINK_LEN)
+					return MRP_PARSE_TLV_LEN;
+				memcpy(pdu->sa, v, 6);
+				pdu->port_role = get16(v + 6);
+				pdu->in_id = get16(v + 8);
+				pdu->interval = get16(v + 10);
+				if (l >= MRP_IN_LINK_INFO_LEN)
+					pdu->link_info = get16(v + 12);
+				break;
 			case MRP_TLV_IN_LINK_STATUS:
-				break;	/* interconnection: recognised only */
+				break;	/* LC mode: recognised only */
 			default:
 				return MRP_PARSE_UNKNOWN;
 			}
@@ -223,7 +247,10 @@ enum mrp_parse_err mrp_parse(const uint8_t *buf, size_t len,
 	if (pdu->type != MRP_TLV_END && !pdu->has_common &&
 	    (pdu->type == MRP_TLV_TEST || pdu->type == MRP_TLV_TOPO ||
 	     pdu->type == MRP_TLV_LINK_DOWN || pdu->type == MRP_TLV_LINK_UP ||
-	     pdu->type == MRP_TLV_OPTION))
+	     pdu->type == MRP_TLV_OPTION || pdu->type == MRP_TLV_IN_TEST ||
+	     pdu->type == MRP_TLV_IN_TOPO ||
+	     pdu->type == MRP_TLV_IN_LINK_DOWN ||
+	     pdu->type == MRP_TLV_IN_LINK_UP))
 		return MRP_PARSE_NO_COMMON;
 	return MRP_PARSE_OK;
 }
@@ -404,6 +431,53 @@ size_t mrp_build_option(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
 	put(&w, tx->sa, 6);
 	put16(&w, other_prio);
 	put(&w, other_sa, 6);
+	put(&w, NULL, 2);	/* padding to 32 bit */
+	return put_tail(&w, tx);
+}
+
+size_t mrp_build_in_test(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 uint16_t in_id, uint16_t port_role, uint16_t in_state,
+			 uint16_t transitions, uint32_t timestamp)
+{
+	struct wbuf w = { buf, cap, 0, false };
+
+	put_head(&w, mrp_dmac_in_test, tx);
+	put_tlv(&w, MRP_TLV_IN_TEST, MRP_IN_TEST_LEN);
+	put16(&w, in_id);
+	put(&w, tx->sa, 6);
+	put16(&w, port_role);
+	put16(&w, in_state);
+	put16(&w, transitions);
+	put32(&w, timestamp);
+	return put_tail(&w, tx);
+}
+
+size_t mrp_build_in_topo(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 uint16_t in_id, uint16_t interval_ms)
+{
+	struct wbuf w = { buf, cap, 0, false };
+
+	put_head(&w, mrp_dmac_in_control, tx);
+	put_tlv(&w, MRP_TLV_IN_TOPO, MRP_IN_TOPO_LEN);
+	put(&w, tx->sa, 6);
+	put16(&w, in_id);
+	put16(&w, interval_ms);
+	return put_tail(&w, tx);
+}
+
+size_t mrp_build_in_link(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 bool up, uint16_t in_id, uint16_t port_role,
+			 uint16_t interval_ms)
+{
+	struct wbuf w = { buf, cap, 0, false };
+
+	put_head(&w, mrp_dmac_in_control, tx);
+	put_tlv(&w, up ? MRP_TLV_IN_LINK_UP : MRP_TLV_IN_LINK_DOWN,
+		MRP_IN_LINK_LEN);
+	put(&w, tx->sa, 6);
+	put16(&w, port_role);
+	put16(&w, in_id);
+	put16(&w, interval_ms);
 	put(&w, NULL, 2);	/* padding to 32 bit */
 	return put_tail(&w, tx);
 }

@@ -51,6 +51,11 @@ enum mrp_subtlv {
 #define MRP_LINK_LEN		12
 #define MRP_OPT_MGR_LEN		16	/* prio, sa, other prio, other sa */
 #define MRP_OPT_MGR_SUB_LEN	18	/* the same and 2 bytes of padding */
+#define MRP_IN_TEST_LEN		18	/* InID, SA, PortRole, InState,
+					 * Transition, TimeStamp */
+#define MRP_IN_TOPO_LEN		10	/* SA, InID, Interval */
+#define MRP_IN_LINK_LEN		12	/* SA, PortRole, InID, Interval */
+#define MRP_IN_LINK_INFO_LEN	14	/* the same and MRP_LinkInfo */
 
 /* OUI used for the MRA manager options we send (layout as Wireshark's
  * pn_mrp dissector and the Linux bridge expect: OUI, Ed1Type,
@@ -94,9 +99,13 @@ struct mrp_pdu {
 	uint16_t transitions;
 	uint32_t timestamp;
 	bool auto_mgr;		/* Test frame carried an AUTO_MGR option */
-	/* TopologyChange / LinkChange */
+	/* TopologyChange / LinkChange (and their In* kin) */
 	uint16_t interval;	/* ms */
 	uint16_t blocked;
+	/* Interconnection frames: InTest, InTopologyChange, InLinkDown/Up */
+	uint16_t in_id;
+	uint16_t in_state;	/* InTest: 0 open, 1 closed */
+	uint16_t link_info;	/* InLinkChange MRP_LinkInfo, 0 if absent */
 	/* MRP_Option */
 	uint32_t oui;
 	uint8_t ed1_type;
@@ -141,6 +150,27 @@ size_t mrp_build_test(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
 size_t mrp_build_option(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
 			enum mrp_subtlv sub, uint16_t other_prio,
 			const uint8_t other_sa[6]);
+
+/*
+ * Interconnection frames (IEC 62439-2 Ed. 2, RC mode), to
+ * mrp_dmac_in_test (InTest) or mrp_dmac_in_control (the others).
+ * tx->prio is not used: these TLVs carry no priority.  port_role is
+ * 0 primary, 1 secondary, 2 interconnection port.
+ *
+ * MRP_InTest is the layout the bridge sends (br_mrp_alloc_in_test_skb()).
+ * MRP_InLinkDown/Up carry SA, PortRole, InID and Interval (12 bytes, as
+ * microchip-ung/mrp sends them) and 2 bytes of padding to 32 bit; a
+ * receiver that reads an MRP_LinkInfo after Interval (Wireshark's
+ * pn_mrp) reads it as 0.  The parser takes both forms.
+ */
+size_t mrp_build_in_test(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 uint16_t in_id, uint16_t port_role, uint16_t in_state,
+			 uint16_t transitions, uint32_t timestamp);
+size_t mrp_build_in_topo(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 uint16_t in_id, uint16_t interval_ms);
+size_t mrp_build_in_link(uint8_t *buf, size_t cap, const struct mrp_tx *tx,
+			 bool up, uint16_t in_id, uint16_t port_role,
+			 uint16_t interval_ms);
 
 /* Lower prio wins, then lower MAC.  True when (p1,m1) is better. */
 bool mrp_better(uint16_t p1, const uint8_t m1[6], uint16_t p2,

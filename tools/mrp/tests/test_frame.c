@@ -142,6 +142,177 @@ static void kernel_test_frame(void)
 	CHECK_EQ(p.oui, 0);
 }
 
+static void in_test_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_in_test(b, sizeof(b), &t, 0x0102, 2, 1, 9,
+				     0xcafef00d);
+
+	CHECK_EQ(n, MRP_MIN_FRAME);
+	CHECK(!memcmp(b, mrp_dmac_in_test, 6), "dmac");
+	CHECK(!memcmp(b + 6, PORT_MAC, 6), "smac");
+	CHECK(b[16] == MRP_TLV_IN_TEST && b[17] == MRP_IN_TEST_LEN,
+	      "TLV %#x len %u", b[16], b[17]);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_TEST);
+	CHECK_EQ(p.in_id, 0x0102);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.port_role, 2);
+	CHECK_EQ(p.in_state, 1);
+	CHECK_EQ(p.transitions, 9);
+	CHECK_EQ(p.timestamp, 0xcafef00d);
+	CHECK(p.has_common && p.seq == 0x1234, "common");
+	/* Common TLV right after the 18 bytes: already 32-bit aligned */
+	CHECK_EQ(b[16 + 2 + 18], MRP_TLV_COMMON);
+	CHECK_EQ(mrp_build_in_test(b, 40, &t, 1, 0, 0, 0, 0), 0);
+}
+
+/* Byte-for-byte what br_mrp_alloc_in_test_skb() sends (port role inter) */
+static void kernel_in_test_frame(void)
+{
+	uint8_t b[64] = {
+		0x01, 0x15, 0x4e, 0x00, 0x00, 0x03,	/* dst */
+		0x02, 0x00, 0x00, 0x00, 0x01, 0x01,	/* src */
+		0x88, 0xe3, 0x00, 0x01,			/* type, version */
+		0x06, 18, 0x00, 0x07,			/* InTest, in_id */
+		0x02, 0x00, 0x00, 0x00, 0x01, 0x00,	/* sa */
+		0x00, 0x02, 0x00, 0x01, 0x00, 0x04,	/* role state trans */
+		0x00, 0x01, 0x02, 0x03,			/* timestamp */
+		0x01, 18, 0x00, 0x09,			/* Common, seq */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x00, 0x00,				/* End */
+	};
+	uint8_t o[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	CHECK_EQ(parse_exact(b, 60, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_TEST);
+	CHECK_EQ(p.in_id, 7);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.port_role, 2);
+	CHECK_EQ(p.in_state, 1);
+	CHECK_EQ(p.transitions, 4);
+	CHECK_EQ(p.timestamp, 0x00010203);
+	CHECK_EQ(p.seq, 9);
+	/* and ours is the same frame */
+	t.seq = 9;
+	n = mrp_build_in_test(o, sizeof(o), &t, 7, 2, 1, 4, 0x00010203);
+	CHECK(n == 60 && !memcmp(o, b, 60), "builder differs from kernel");
+}
+
+static void in_topo_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n = mrp_build_in_topo(b, sizeof(b), &t, 0x0a0b, 60);
+
+	CHECK_EQ(n, MRP_MIN_FRAME);
+	CHECK(!memcmp(b, mrp_dmac_in_control, 6), "dmac");
+	CHECK(b[16] == MRP_TLV_IN_TOPO && b[17] == MRP_IN_TOPO_LEN,
+	      "TLV %#x len %u", b[16], b[17]);
+	/* MRP_SA, then MRP_InID, then MRP_Interval */
+	CHECK(!memcmp(b + 18, BR_MAC, 6), "sa first");
+	CHECK(b[24] == 0x0a && b[25] == 0x0b, "in_id");
+	CHECK(b[26] == 0 && b[27] == 60, "interval");
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_TOPO);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.in_id, 0x0a0b);
+	CHECK_EQ(p.interval, 60);
+	CHECK(p.has_common && p.seq == 0x1234, "common");
+	CHECK_EQ(mrp_build_in_topo(b, 40, &t, 1, 0), 0);
+}
+
+static void in_link_roundtrip(void)
+{
+	uint8_t b[MRP_MAX_FRAME], c[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	n = mrp_build_in_link(b, sizeof(b), &t, false, 3, 2, 80);
+	CHECK(!memcmp(b, mrp_dmac_in_control, 6), "dmac");
+	CHECK(b[16] == MRP_TLV_IN_LINK_DOWN && b[17] == MRP_IN_LINK_LEN,
+	      "TLV %#x len %u", b[16], b[17]);
+	/* MRP_SA, MRP_PortRole, MRP_InID, MRP_Interval, padding */
+	CHECK(!memcmp(b + 18, BR_MAC, 6), "sa");
+	CHECK(b[24] == 0 && b[25] == 2 && b[26] == 0 && b[27] == 3 &&
+	      b[28] == 0 && b[29] == 80 && b[30] == 0 && b[31] == 0,
+	      "fields");
+	CHECK_EQ(b[32], MRP_TLV_COMMON);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_LINK_DOWN);
+	CHECK(!memcmp(p.sa, BR_MAC, 6), "sa");
+	CHECK_EQ(p.port_role, 2);
+	CHECK_EQ(p.in_id, 3);
+	CHECK_EQ(p.interval, 80);
+	CHECK_EQ(p.link_info, 0);
+	CHECK(p.has_common && p.seq == 0x1234, "common after padding");
+	n = mrp_build_in_link(b, sizeof(b), &t, true, 0xffff, 0, 0);
+	CHECK_EQ(parse_exact(b, n, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_LINK_UP);
+	CHECK_EQ(p.in_id, 0xffff);
+	CHECK_EQ(p.interval, 0);
+
+	/* microchip-ung/mrp: no padding, Common right after Interval */
+	n = mrp_build_in_link(b, sizeof(b), &t, true, 5, 1, 20);
+	memcpy(c, b, 30);
+	memcpy(c + 30, b + 32, n - 32);
+	CHECK_EQ(parse_exact(c, n - 2, &p), MRP_PARSE_OK);
+	CHECK(p.in_id == 5 && p.interval == 20 && p.has_common &&
+	      p.seq == 0x1234, "unpadded: id %u interval %u", p.in_id,
+	      p.interval);
+	/* a TLV of 14 with MRP_LinkInfo (Wireshark's layout) */
+	memcpy(c, b, n);
+	c[17] = MRP_IN_LINK_INFO_LEN;
+	c[30] = 0x04;
+	c[31] = 0x01;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_OK);
+	CHECK(p.link_info == 0x0401 && p.has_common && p.seq == 0x1234,
+	      "link info %#x", p.link_info);
+}
+
+/* In* TLVs too short for their fields, or without MRP_Common */
+static void in_rejects(void)
+{
+	uint8_t b[MRP_MAX_FRAME], c[MRP_MAX_FRAME];
+	struct mrp_tx t = tx();
+	struct mrp_pdu p;
+	size_t n;
+
+	n = mrp_build_in_test(b, sizeof(b), &t, 1, 0, 0, 0, 0);
+	memcpy(c, b, n);
+	c[17] = MRP_IN_TEST_LEN - 2;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_TLV_LEN);
+	memcpy(c, b, n);
+	c[16 + 2 + 18] = MRP_TLV_END;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_NO_COMMON);
+	n = mrp_build_in_topo(b, sizeof(b), &t, 1, 0);
+	memcpy(c, b, n);
+	c[17] = MRP_IN_TOPO_LEN - 1;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_TLV_LEN);
+	n = mrp_build_in_link(b, sizeof(b), &t, true, 1, 0, 0);
+	memcpy(c, b, n);
+	c[17] = MRP_IN_LINK_LEN - 2;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_TLV_LEN);
+	memcpy(c, b, n);
+	c[32] = MRP_TLV_END;
+	CHECK_EQ(parse_exact(c, n, &p), MRP_PARSE_NO_COMMON);
+	/* InLinkStatusPoll (LC mode) is known, not decoded */
+	memcpy(c, b, n);
+	c[16] = MRP_TLV_IN_LINK_STATUS;
+	c[17] = 10;
+	CHECK_EQ(parse_exact(c, 16 + 2 + 10 + 2 + 18 + 2, &p), MRP_PARSE_OK);
+	CHECK_EQ(p.type, MRP_TLV_IN_LINK_STATUS);
+	CHECK_EQ(p.in_id, 0);
+}
+
 static void option_roundtrip(void)
 {
 	uint8_t b[MRP_MAX_FRAME];
@@ -237,8 +408,8 @@ static void common_and_end(const uint8_t *b, size_t len, size_t *common,
  */
 static void every_prefix_and_mutation(void)
 {
-	uint8_t frames[5][MRP_MAX_FRAME];
-	size_t len[5], common, end;
+	uint8_t frames[9][MRP_MAX_FRAME];
+	size_t len[9], common, end;
 	struct mrp_tx t = tx();
 	struct mrp_pdu p;
 	unsigned f, i, seen[MRP_PARSE_BAD_OPTION + 1] = { 0 }, kinds = 0;
@@ -252,7 +423,13 @@ static void every_prefix_and_mutation(void)
 				  MRP_SUB_TEST_MGR_NACK, 1, OTHER);
 	len[4] = mrp_build_option(frames[4], MRP_MAX_FRAME, &t,
 				  MRP_SUB_TEST_PROPAGATE, 1, OTHER);
-	for (f = 0; f < 5; f++) {
+	len[5] = mrp_build_in_test(frames[5], MRP_MAX_FRAME, &t, 1, 2, 1, 3, 4);
+	len[6] = mrp_build_in_topo(frames[6], MRP_MAX_FRAME, &t, 1, 60);
+	len[7] = mrp_build_in_link(frames[7], MRP_MAX_FRAME, &t, false, 1, 2,
+				   80);
+	len[8] = mrp_build_in_link(frames[8], MRP_MAX_FRAME, &t, true, 1, 0,
+				   80);
+	for (f = 0; f < 9; f++) {
 		common_and_end(frames[f], len[f], &common, &end);
 		CHECK(common && end > common && end <= len[f],
 		      "frame %u: Common ends at %zu, End at %zu", f, common,
@@ -327,11 +504,12 @@ static bool find_exact(const uint8_t *b, size_t len, uint16_t *seq)
 	return found;
 }
 
-/* SequenceID of every frame type mrpd (or the kernel, for Test) sends */
+/* SequenceID of every frame type mrpd (or the kernel, for Test and
+ * InTest) sends */
 static void seq_every_type(void)
 {
-	uint8_t b[7][MRP_MAX_FRAME];
-	size_t n[7];
+	uint8_t b[11][MRP_MAX_FRAME];
+	size_t n[11];
 	struct mrp_tx t = tx();
 	struct mrp_pdu p;
 	uint16_t seq;
@@ -353,7 +531,15 @@ static void seq_every_type(void)
 	t.seq++;
 	n[6] = mrp_build_option(b[6], MRP_MAX_FRAME, &t,
 				MRP_SUB_TEST_PROPAGATE, 1, OTHER);
-	for (i = 0; i < 7; i++) {
+	t.seq++;
+	n[7] = mrp_build_in_test(b[7], MRP_MAX_FRAME, &t, 1, 2, 1, 3, 4);
+	t.seq++;
+	n[8] = mrp_build_in_topo(b[8], MRP_MAX_FRAME, &t, 1, 60);
+	t.seq++;
+	n[9] = mrp_build_in_link(b[9], MRP_MAX_FRAME, &t, false, 1, 2, 80);
+	t.seq++;
+	n[10] = mrp_build_in_link(b[10], MRP_MAX_FRAME, &t, true, 1, 2, 80);
+	for (i = 0; i < 11; i++) {
 		CHECK_EQ(parse_exact(b[i], n[i], &p), MRP_PARSE_OK);
 		CHECK(p.has_common, "frame %u: common", i);
 		CHECK_EQ(p.seq, 0x0a01 + i);
@@ -518,6 +704,11 @@ int main(void)
 	RUN(test_roundtrip);
 	RUN(kernel_test_frame);
 	RUN(option_roundtrip);
+	RUN(in_test_roundtrip);
+	RUN(kernel_in_test_frame);
+	RUN(in_topo_roundtrip);
+	RUN(in_link_roundtrip);
+	RUN(in_rejects);
 	RUN(foreign_options);
 	RUN(rejects);
 	RUN(every_prefix_and_mutation);
