@@ -25,6 +25,7 @@ run() {
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run "$O/tests/test_sm"
+run "$O/tests/test_in_sm"
 run "$O/tests/test_frame"
 run "$O/tests/test_nl"
 run sh "$here/tshark.sh" "$O/tests/mkframes" "$O/tests/out"
