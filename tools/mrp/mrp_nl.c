@@ -334,6 +334,35 @@ int mrp_nl_start_test(struct mrp_nl *h, int br, uint32_t ring_id,
 	return nl_talk(h, nlh, NULL, NULL);
 }
 
+int mrp_nl_in_state(struct mrp_nl *h, int br, uint16_t in_id, uint32_t state)
+{
+	return ring_u32_pair(h, br, IFLA_BRIDGE_MRP_IN_STATE,
+			     IFLA_BRIDGE_MRP_IN_STATE_IN_ID, in_id,
+			     IFLA_BRIDGE_MRP_IN_STATE_STATE, state);
+}
+
+int mrp_nl_start_in_test(struct mrp_nl *h, int br, uint16_t in_id,
+			 uint32_t interval, uint32_t max_miss,
+			 uint32_t period)
+{
+	char buf[512];
+	struct nlattr *af, *mrp, *in;
+	struct nlmsghdr *nlh = br_req(buf, RTM_SETLINK, br, true, &af);
+
+	mrp = mnl_attr_nest_start(nlh, IFLA_BRIDGE_MRP);
+	in = mnl_attr_nest_start(nlh, IFLA_BRIDGE_MRP_START_IN_TEST);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_START_IN_TEST_IN_ID, in_id);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_START_IN_TEST_INTERVAL,
+			 interval);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_START_IN_TEST_MAX_MISS,
+			 max_miss);
+	mnl_attr_put_u32(nlh, IFLA_BRIDGE_MRP_START_IN_TEST_PERIOD, period);
+	mnl_attr_nest_end(nlh, in);
+	mnl_attr_nest_end(nlh, mrp);
+	mnl_attr_nest_end(nlh, af);
+	return nl_talk(h, nlh, NULL, NULL);
+}
+
 static int port_u32(struct mrp_nl *h, int port, uint16_t nest, uint16_t attr,
 		    uint32_t v)
 {

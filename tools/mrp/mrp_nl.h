@@ -5,7 +5,7 @@
  * Message shapes (net/bridge/br_mrp_netlink.c, br_netlink.c,
  * net/core/rtnetlink.c rtnl_bridge_setlink):
  *   - ring-wide requests (INSTANCE, RING_ROLE, RING_STATE, START_TEST,
- *     IN_ROLE) go to the bridge itself: ifi_family AF_BRIDGE,
+ *     IN_ROLE, IN_STATE, START_IN_TEST) go to the bridge itself: ifi_family AF_BRIDGE,
  *     ifi_index = bridge,
  *     IFLA_AF_SPEC { IFLA_BRIDGE_FLAGS = BRIDGE_FLAGS_SELF,
  *                    IFLA_BRIDGE_MRP { IFLA_BRIDGE_MRP_xxx { ... } } }
@@ -58,6 +58,18 @@ int mrp_nl_start_test(struct mrp_nl *h, int br, uint32_t ring_id,
 /* role: BR_MRP_IN_ROLE_*; i_port is needed to disable the role too */
 int mrp_nl_in_role(struct mrp_nl *h, int br, uint32_t ring_id, uint16_t in_id,
 		   int i_port, uint32_t role);
+/*
+ * Interconnection state (BR_MRP_IN_STATE_OPEN/CLOSED) and the MIM's
+ * MRP_InTest (br_mrp_in_state_parse(), br_mrp_start_in_test_parse()):
+ * the kernel finds the instance by its interconnection ID alone, takes
+ * that ID as a u32 here (a u16 in IN_ROLE), and has no attribute for
+ * the interconnection mode: its InTest is RC mode.  interval must not
+ * be 0 (the policy's minimum is 1).
+ */
+int mrp_nl_in_state(struct mrp_nl *h, int br, uint16_t in_id, uint32_t state);
+int mrp_nl_start_in_test(struct mrp_nl *h, int br, uint16_t in_id,
+			 uint32_t interval, uint32_t max_miss,
+			 uint32_t period);
 int mrp_nl_port_state(struct mrp_nl *h, int port, uint32_t state);
 int mrp_nl_port_role(struct mrp_nl *h, int port, uint32_t role);
 int mrp_nl_port_flush(struct mrp_nl *h, int port);

@@ -14,6 +14,8 @@
 
 #include <linux/mrp_bridge.h>
 
+#include "mrp_in_sm.h"
+
 #include "tap.h"
 
 static char sent[1024];
@@ -188,6 +190,60 @@ static void in_role_values(void)
 	CHECK_EQ(BR_MRP_IN_ROLE_MIM, 2);
 }
 
+/* IN_STATE: in_id as a u32 (br_mrp_in_state_policy), state */
+static void in_state(void)
+{
+	const struct nlattr *r;
+	struct mrp_nl h;
+
+	fake_handle(&h);
+	sent_len = 0;
+	CHECK_EQ(mrp_nl_in_state(&h, 4, 0xfffe, BR_MRP_IN_STATE_CLOSED),
+		 -ECANCELED);
+	r = bridge_mrp_nest(4, IFLA_BRIDGE_MRP_IN_STATE);
+	if (!r)
+		return;
+	CHECK_EQ(nested_count(r), 2);
+	check_uint(r, IFLA_BRIDGE_MRP_IN_STATE_IN_ID, 4, 0xfffe);
+	check_uint(r, IFLA_BRIDGE_MRP_IN_STATE_STATE, 4,
+		   BR_MRP_IN_STATE_CLOSED);
+	sent_len = 0;
+	CHECK_EQ(mrp_nl_in_state(&h, 4, 0, BR_MRP_IN_STATE_OPEN), -ECANCELED);
+	r = bridge_mrp_nest(4, IFLA_BRIDGE_MRP_IN_STATE);
+	if (r)
+		check_uint(r, IFLA_BRIDGE_MRP_IN_STATE_STATE, 4,
+			   BR_MRP_IN_STATE_OPEN);
+}
+
+/* START_IN_TEST: all four (br_mrp_start_in_test_parse needs them) */
+static void start_in_test(void)
+{
+	const struct nlattr *r;
+	struct mrp_nl h;
+
+	fake_handle(&h);
+	sent_len = 0;
+	CHECK_EQ(mrp_nl_start_in_test(&h, 9, 65535, 20000, 8, 10000000),
+		 -ECANCELED);
+	r = bridge_mrp_nest(9, IFLA_BRIDGE_MRP_START_IN_TEST);
+	if (!r)
+		return;
+	CHECK_EQ(nested_count(r), 4);
+	check_uint(r, IFLA_BRIDGE_MRP_START_IN_TEST_IN_ID, 4, 65535);
+	check_uint(r, IFLA_BRIDGE_MRP_START_IN_TEST_INTERVAL, 4, 20000);
+	check_uint(r, IFLA_BRIDGE_MRP_START_IN_TEST_MAX_MISS, 4, 8);
+	check_uint(r, IFLA_BRIDGE_MRP_START_IN_TEST_PERIOD, 4, 10000000);
+}
+
+/* The uapi values enum mrp_in_state passes on unchanged */
+static void in_state_values(void)
+{
+	CHECK_EQ(BR_MRP_IN_STATE_OPEN, MRP_IN_OPEN);
+	CHECK_EQ(BR_MRP_IN_STATE_CLOSED, MRP_IN_CLOSED);
+	CHECK_EQ(BR_MRP_IN_ROLE_MIM, MRP_IN_ROLE_MIM);
+	CHECK_EQ(BR_MRP_IN_ROLE_MIC, MRP_IN_ROLE_MIC);
+}
+
 /* The request in_role was modelled on, checked the same way */
 static void ring_role(void)
 {
@@ -213,6 +269,9 @@ int main(void)
 	RUN(in_role_mic);
 	RUN(in_role_disabled);
 	RUN(in_role_values);
+	RUN(in_state);
+	RUN(start_in_test);
+	RUN(in_state_values);
 	RUN(ring_role);
 	return tap_done();
 }
