@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mrp_in_sm.h"
 #include "mrp_sm.h"
 #include "mrp_util.h"
 
@@ -421,4 +422,212 @@ void mrp_uuid_str(const uint8_t u[16], char buf[37])
 		 "%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
 		 u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
 		 u[15]);
+}
+
+/* ---- interconnections ---- */
+
+bool mrp_is_in_request(int argc, char **argv)
+{
+	return argc > 2 && !strcmp(argv[2], "interconnection");
+}
+
+const char *mrp_in_args_cfg(const struct mrp_in_args *a,
+			    struct mrp_in_cfg *cfg)
+{
+	if (mrp_in_cfg_default(cfg, (enum mrp_in_role)a->role,
+			       a->profile) < 0)
+		return "bad interconnection role or profile";
+	cfg->in_id = (uint16_t)a->id;
+	cfg->mode = (enum mrp_in_mode)a->mode;
+	if (a->interval)
+		mrp_in_cfg_interval(cfg, a->interval);
+	if (a->max_miss)
+		mrp_in_cfg_max_miss(cfg, (uint8_t)a->max_miss);
+	if (a->period)
+		cfg->test_period_us = a->period;
+	return mrp_in_cfg_error(cfg);
+}
+
+#define IN_ADD_USAGE "usage: add BRIDGE interconnection ID ring RID port " \
+	"PORT role mim|mic [mode rc|lc] [profile 200|500] [interval US] " \
+	"[max-miss N] [period US]"
+
+int mrp_in_args_parse(int argc, char **argv, struct mrp_in_args *a, char *err,
+		      size_t errlen)
+{
+	bool have_ring = false;
+	struct mrp_in_cfg cfg;
+	const char *why;
+	uint32_t v;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	a->role = -1;
+	a->mode = MRP_IN_MODE_RC;
+	a->profile = 200;
+	if (argc < 4 || strcmp(argv[2], "interconnection")) {
+		snprintf(err, errlen, IN_ADD_USAGE);
+		return -EINVAL;
+	}
+	if (strlen(argv[1]) >= IF_NAMESIZE) {
+		snprintf(err, errlen, "bridge name too long");
+		return -EINVAL;
+	}
+	snprintf(a->br, sizeof(a->br), "%s", argv[1]);
+	if (!mrp_parse_u32(argv[3], 0xffff, &a->id)) {
+		snprintf(err, errlen, "bad interconnection ID '%.40s' (0-65535)",
+			 argv[3]);
+		return -EINVAL;
+	}
+	for (i = 4; i < argc; i += 2) {
+		const char *k = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!val) {
+			snprintf(err, errlen, "missing value for '%.40s'", k);
+			return -EINVAL;
+		}
+		if (!strcmp(k, "ring")) {
+			if (!mrp_parse_u32(val, UINT32_MAX, &a->ring))
+				goto bad;
+			have_ring = true;
+		} else if (!strcmp(k, "port")) {
+			if (strlen(val) >= IF_NAMESIZE)
+				goto bad;
+			snprintf(a->port, sizeof(a->port), "%s", val);
+		} else if (!strcmp(k, "role")) {
+			if (!strcmp(val, "mim"))
+				a->role = MRP_IN_ROLE_MIM;
+			else if (!strcmp(val, "mic"))
+				a->role = MRP_IN_ROLE_MIC;
+			else
+				goto bad;
+		} else if (!strcmp(k, "mode")) {
+			if (!strcmp(val, "rc"))
+				a->mode = MRP_IN_MODE_RC;
+			else if (!strcmp(val, "lc"))
+				a->mode = MRP_IN_MODE_LC;
+			else
+				goto bad;
+		} else if (!strcmp(k, "profile")) {
+			if (!mrp_parse_u32(val, 1000, &v) ||
+			    !mrp_in_profile_get(v))
+				goto bad;
+			a->profile = v;
+		} else if (!strcmp(k, "interval")) {
+			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
+			    !a->interval)
+				goto bad;
+		} else if (!strcmp(k, "max-miss")) {
+			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
+			    !a->max_miss)
+				goto bad;
+		} else if (!strcmp(k, "period")) {
+			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
+			    a->period < 1000)
+				goto bad;
+		} else {
+			snprintf(err, errlen, "unknown option '%.40s'", k);
+			return -EINVAL;
+		}
+		continue;
+bad:
+		snprintf(err, errlen, "bad value '%.40s' for %s", val, k);
+		return -EINVAL;
+	}
+	if (!have_ring || !a->port[0] || a->role < 0) {
+		snprintf(err, errlen, "add interconnection needs ring, port "
+			 "and role");
+		return -EINVAL;
+	}
+	why = mrp_in_args_cfg(a, &cfg);
+	if (why) {
+		snprintf(err, errlen, "%s", why);
+		return a->mode == MRP_IN_MODE_LC ? -EOPNOTSUPP : -EINVAL;
+	}
+	return 0;
+}
+
+void mrp_in_args_format(const struct mrp_in_args *a, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s interconnection %u ring %u port %s "
+			 "role %s mode %s profile %u", a->br, a->id, a->ring,
+			 a->port, mrp_in_role_name((enum mrp_in_role)a->role),
+			 mrp_in_mode_name((enum mrp_in_mode)a->mode),
+			 a->profile);
+
+#define ADD(...) do { \
+		if (n >= 0 && (size_t)n < len) \
+			n += snprintf(buf + n, len - (size_t)n, __VA_ARGS__); \
+	} while (0)
+	if (a->interval)
+		ADD(" interval %u", a->interval);
+	if (a->max_miss)
+		ADD(" max-miss %u", a->max_miss);
+	if (a->period)
+		ADD(" period %u", a->period);
+#undef ADD
+}
+
+int mrp_in_del_args_parse(int argc, char **argv, uint32_t *id, char *err,
+			  size_t errlen)
+{
+	if (argc != 4 || strcmp(argv[2], "interconnection") ||
+	    !mrp_parse_u32(argv[3], 0xffff, id)) {
+		snprintf(err, errlen, "usage: del BRIDGE interconnection ID "
+			 "(0-65535)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *const in_wait_words[] = { "in", "state", "gone" };
+static const char *const in_wait_counters[] = {
+	"transitions", "opens", "closes", "loss-rx", "regain-rx",
+	"topo-tx", "topo-rx", "link-tx", "link-rx", "flushes",
+};
+
+int mrp_in_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
+			   size_t keylen, char *val, size_t vallen,
+			   uint32_t *num, uint32_t *timeout_ms, char *err,
+			   size_t errlen)
+{
+	bool word = false, counter = false;
+	unsigned i;
+
+	*timeout_ms = MRPD_WAIT_DEFAULT_MS;
+	*num = 0;
+	if ((argc != 6 && argc != 8) || strcmp(argv[2], "interconnection") ||
+	    !mrp_parse_u32(argv[3], 0xffff, id) ||
+	    (argc == 8 && (strcmp(argv[6], "timeout") ||
+			   !mrp_parse_u32(argv[7], MRPD_WAIT_MAX_MS,
+					  timeout_ms)))) {
+		snprintf(err, errlen, "usage: wait BRIDGE interconnection ID "
+			 "KEY VALUE [timeout MS]");
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(in_wait_words) / sizeof(in_wait_words[0]); i++)
+		word |= !strcmp(argv[4], in_wait_words[i]);
+	for (i = 0; i < sizeof(in_wait_counters) / sizeof(in_wait_counters[0]);
+	     i++)
+		counter |= !strcmp(argv[4], in_wait_counters[i]);
+	if ((!word && !counter) || strlen(argv[4]) >= keylen ||
+	    strlen(argv[5]) >= vallen) {
+		snprintf(err, errlen, "wait interconnection: KEY is in "
+			 "open|closed, state NAME, gone 1, or a counter "
+			 "(transitions, opens, closes, loss-rx, regain-rx, "
+			 "topo-tx, topo-rx, link-tx, link-rx, flushes) N");
+		return -EINVAL;
+	}
+	if (!strcmp(argv[4], "in") && strcmp(argv[5], "open") &&
+	    strcmp(argv[5], "closed")) {
+		snprintf(err, errlen, "wait interconnection: in open|closed");
+		return -EINVAL;
+	}
+	if (counter && !mrp_parse_u32(argv[5], UINT32_MAX, num)) {
+		snprintf(err, errlen, "wait: %s needs a number", argv[4]);
+		return -EINVAL;
+	}
+	snprintf(key, keylen, "%s", argv[4]);
+	snprintf(val, vallen, "%s", argv[5]);
+	return 0;
 }

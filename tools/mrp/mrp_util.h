@@ -105,4 +105,48 @@ int mrp_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 			size_t keylen, char *val, size_t vallen, uint32_t *num,
 			uint32_t *timeout_ms, char *err, size_t errlen);
 
+/*
+ * An interconnection (IEC 62439-2 Ed. 2 MIM or MIC) of a ring mrpd runs:
+ * "add BRIDGE interconnection ID ring RID port PORT role mim|mic
+ *  [mode rc|lc] [profile 200|500] [interval US] [max-miss N] [period US]"
+ */
+struct mrp_in_cfg;
+
+struct mrp_in_args {
+	char br[IF_NAMESIZE], port[IF_NAMESIZE];
+	uint32_t id;		/* MRP_InID, 0-65535 */
+	uint32_t ring;		/* the ring's ID */
+	int role;		/* enum mrp_in_role: MIM or MIC */
+	int mode;		/* enum mrp_in_mode (LC is refused) */
+	unsigned profile;	/* 200 or 500 */
+	uint32_t interval, max_miss, period;	/* 0: the profile's */
+};
+
+/*
+ * Parse the words of "add BRIDGE interconnection ..." (argv[0] is the
+ * command) and check them with mrp_in_cfg_error(): -EINVAL, or
+ * -EOPNOTSUPP for what the bridge cannot run (LC mode), with the reason
+ * in err.
+ */
+int mrp_in_args_parse(int argc, char **argv, struct mrp_in_args *a, char *err,
+		      size_t errlen);
+/* The state machine's configuration (all but the MAC); NULL or why not. */
+const char *mrp_in_args_cfg(const struct mrp_in_args *a,
+			    struct mrp_in_cfg *cfg);
+/* The words after "add", as mrp_in_args_parse() reads them back. */
+void mrp_in_args_format(const struct mrp_in_args *a, char *buf, size_t len);
+/* "del BRIDGE interconnection ID" */
+int mrp_in_del_args_parse(int argc, char **argv, uint32_t *id, char *err,
+			  size_t errlen);
+/*
+ * "wait BRIDGE interconnection ID KEY VALUE [timeout MS]": KEY in
+ * (open|closed), state or gone with a word, or a counter (num).
+ */
+int mrp_in_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
+			   size_t keylen, char *val, size_t vallen,
+			   uint32_t *num, uint32_t *timeout_ms, char *err,
+			   size_t errlen);
+/* argv is "CMD BRIDGE interconnection ...": an interconnection request */
+bool mrp_is_in_request(int argc, char **argv);
+
 #endif

@@ -4,11 +4,13 @@
  * mode), driven by a fake clock and fake events, as tests/test_sm.c does
  * for the ring: every action is recorded with the time it was asked for.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mrp_in_sm.h"
+#include "mrp_util.h"
 #include "tap.h"
 
 static const uint8_t MAC_SELF[6] = { 0x02, 0, 0, 0, 0, 0x10 };
@@ -739,8 +741,171 @@ static void not_started_is_inert(void)
 	      "names");
 }
 
+/* Parse a request line (modified); returns mrp_in_args_parse()'s value */
+static int in_parse(char *line, struct mrp_in_args *a, char *err, size_t n)
+{
+	char *argv[40];
+	int argc = mrp_split(line, argv, 40);
+
+	err[0] = 0;
+	return mrp_in_args_parse(argc, argv, a, err, n);
+}
+
+/* mrpctl's and mrpd's "add BRIDGE interconnection ...": round trip */
+static void in_args_round_trip(void)
+{
+	char line[] = "add br0 interconnection 65535 ring 7 port p2 role mic "
+		      "mode rc profile 500 interval 30000 max-miss 4 "
+		      "period 2000000";
+	char out[300], again[310], err[300], *argv[40];
+	struct mrp_in_args a, b;
+	struct mrp_in_cfg cfg;
+	int argc;
+
+	CHECK_EQ(in_parse(line, &a, err, sizeof(err)), 0);
+	CHECK(!strcmp(a.br, "br0") && !strcmp(a.port, "p2") &&
+	      a.id == 65535 && a.ring == 7 && a.role == MRP_IN_ROLE_MIC &&
+	      a.mode == MRP_IN_MODE_RC && a.profile == 500 &&
+	      a.interval == 30000 && a.max_miss == 4 && a.period == 2000000,
+	      "fields: %s", err);
+	CHECK(mrp_in_args_cfg(&a, &cfg) == NULL, "cfg");
+	CHECK(cfg.in_id == 65535 && cfg.prof.test_interval_us == 30000 &&
+	      cfg.prof.test_max == 4 && cfg.test_period_us == 2000000 &&
+	      cfg.prof.ms == 500 && cfg.role == MRP_IN_ROLE_MIC, "cfg values");
+	mrp_in_args_format(&a, out, sizeof(out));
+	snprintf(again, sizeof(again), "add %s", out);
+	argc = mrp_split(again, argv, 40);
+	CHECK_EQ(mrp_in_args_parse(argc, argv, &b, err, sizeof(err)), 0);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "formatted and parsed back: %s",
+	      out);
+
+	/* defaults: RC, profile 200 and its test timing */
+	{
+		char d[] = "add br1 interconnection 0 ring 1 port i0 role mim";
+
+		CHECK_EQ(in_parse(d, &a, err, sizeof(err)), 0);
+		CHECK(a.mode == MRP_IN_MODE_RC && a.profile == 200 &&
+		      !a.interval && !a.max_miss && !a.period && a.id == 0,
+		      "defaults");
+		CHECK(mrp_in_args_cfg(&a, &cfg) == NULL &&
+		      cfg.prof.test_interval_us == 20000 &&
+		      cfg.test_period_us == 10000000, "default cfg");
+	}
+}
+
+/* Each refusal says what is wrong; LC mode with the state machine's words */
+static void in_args_errors(void)
+{
+	static const struct {
+		const char *line;
+		int ret;
+		const char *msg;
+	} cases[] = {
+		{ "add br0 interconnection 65536 ring 1 port p2 role mim",
+		  -EINVAL, "bad interconnection ID '65536' (0-65535)" },
+		{ "add br0 interconnection -1 ring 1 port p2 role mim",
+		  -EINVAL, "bad interconnection ID '-1'" },
+		{ "add br0 interconnection x ring 1 port p2 role mim",
+		  -EINVAL, "bad interconnection ID 'x'" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mrm",
+		  -EINVAL, "bad value 'mrm' for role" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim mode xc",
+		  -EINVAL, "bad value 'xc' for mode" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim mode lc",
+		  -EOPNOTSUPP, "interconnection mode LC (link check, "
+		  "MRP_InLinkStatusPoll) is not supported" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim "
+		  "profile 10", -EINVAL, "bad value '10' for profile" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim "
+		  "interval 0", -EINVAL, "bad value '0' for interval" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim "
+		  "max-miss 256", -EINVAL, "bad value '256' for max-miss" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim "
+		  "interval 50000 period 20000", -EINVAL,
+		  "interconnection test period shorter than its interval" },
+		{ "add br0 interconnection 1 ring 1 role mim", -EINVAL,
+		  "add interconnection needs ring, port and role" },
+		{ "add br0 interconnection 1 ring 1 port p2 role mim colour "
+		  "blue", -EINVAL, "unknown option 'colour'" },
+		{ "add br0 interconnection 1 ring 1 port", -EINVAL,
+		  "missing value for 'port'" },
+		{ "add br0 interconnection", -EINVAL,
+		  "usage: add BRIDGE interconnection ID ring RID port PORT" },
+	};
+	struct mrp_in_args a;
+	char line[200], err[300];
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r;
+
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		r = in_parse(line, &a, err, sizeof(err));
+		CHECK(r == cases[i].ret && strstr(err, cases[i].msg),
+		      "%s: %d '%s'", cases[i].line, r, err);
+	}
+}
+
+static void in_del_wait_args(void)
+{
+	char *argv[12], err[300], key[16], val[24];
+	uint32_t id, num, ms;
+	char l1[] = "del br0 interconnection 9";
+	char l2[] = "del br0 interconnection 70000";
+	char l3[] = "wait br0 interconnection 9 in closed timeout 500";
+	char l4[] = "wait br0 interconnection 9 opens 2";
+	char l5[] = "wait br0 interconnection 9 in half";
+	char l6[] = "wait br0 interconnection 9 bogus 1";
+	char l7[] = "wait br0 interconnection 9 flushes x";
+	int argc;
+
+	argc = mrp_split(l1, argv, 12);
+	CHECK(mrp_is_in_request(argc, argv), "is in request");
+	CHECK(mrp_in_del_args_parse(argc, argv, &id, err, sizeof(err)) == 0 &&
+	      id == 9, "del");
+	argc = mrp_split(l2, argv, 12);
+	CHECK(mrp_in_del_args_parse(argc, argv, &id, err, sizeof(err)) ==
+	      -EINVAL && strstr(err, "usage: del BRIDGE interconnection ID"),
+	      "del 70000: %s", err);
+	argc = mrp_split(l3, argv, 12);
+	CHECK(mrp_in_wait_args_parse(argc, argv, &id, key, sizeof(key), val,
+				     sizeof(val), &num, &ms, err,
+				     sizeof(err)) == 0 &&
+	      !strcmp(key, "in") && !strcmp(val, "closed") && ms == 500,
+	      "wait in closed: %s", err);
+	argc = mrp_split(l4, argv, 12);
+	CHECK(mrp_in_wait_args_parse(argc, argv, &id, key, sizeof(key), val,
+				     sizeof(val), &num, &ms, err,
+				     sizeof(err)) == 0 && num == 2 &&
+	      ms == MRPD_WAIT_DEFAULT_MS, "wait opens 2: %s", err);
+	argc = mrp_split(l5, argv, 12);
+	CHECK(mrp_in_wait_args_parse(argc, argv, &id, key, sizeof(key), val,
+				     sizeof(val), &num, &ms, err,
+				     sizeof(err)) == -EINVAL &&
+	      strstr(err, "in open|closed"), "wait in half: %s", err);
+	argc = mrp_split(l6, argv, 12);
+	CHECK(mrp_in_wait_args_parse(argc, argv, &id, key, sizeof(key), val,
+				     sizeof(val), &num, &ms, err,
+				     sizeof(err)) == -EINVAL &&
+	      strstr(err, "KEY is in open|closed"), "wait bogus: %s", err);
+	argc = mrp_split(l7, argv, 12);
+	CHECK(mrp_in_wait_args_parse(argc, argv, &id, key, sizeof(key), val,
+				     sizeof(val), &num, &ms, err,
+				     sizeof(err)) == -EINVAL &&
+	      strstr(err, "flushes needs a number"), "wait x: %s", err);
+	{
+		char r[] = "del br0 ring 9";
+
+		argc = mrp_split(r, argv, 12);
+		CHECK(!mrp_is_in_request(argc, argv), "a ring request");
+	}
+}
+
 int main(void)
 {
+	RUN(in_args_round_trip);
+	RUN(in_args_errors);
+	RUN(in_del_wait_args);
 	RUN(profiles_table);
 	RUN(lc_mode_rejected);
 	RUN(overrides);
