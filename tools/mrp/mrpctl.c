@@ -54,6 +54,16 @@ static void usage(FILE *f)
 "     at least N of flushes|transitions|topo-rx|ring-open|takeovers|yields\n"
 "  mrpctl ping\n"
 "\n"
+"Interconnections (IEC 62439-2 Ed. 2, RC mode) of rings mrpd runs:\n"
+"  mrpctl add BRIDGE interconnection ID ring RID port PORT role mim|mic\n"
+"             [mode rc|lc] [profile 200|500] [interval US] [max-miss N]\n"
+"             [period US]          (ID 0-65535; lc is refused: no kernel API)\n"
+"  mrpctl del BRIDGE interconnection ID\n"
+"  mrpctl wait BRIDGE interconnection ID KEY VALUE [timeout MS]\n"
+"     KEY VALUE: in open|closed (MIM), state NAME, gone 1, or at least N\n"
+"     of transitions|opens|closes|loss-rx|regain-rx|topo-tx|topo-rx|\n"
+"     link-tx|link-rx|flushes\n"
+"\n"
 "Kernel MRP API, without mrpd:\n"
 "  mrpctl kernel add BRIDGE ring ID primary PORT secondary PORT [prio N]\n"
 "  mrpctl kernel del BRIDGE ring ID\n"
@@ -215,7 +225,22 @@ static int cmd_daemon(int argc, char **argv)
 		uint32_t id, num, ms;
 		int e;
 
-		if (!strcmp(argv[0], "add"))
+		if (mrp_is_in_request(argc, argv)) {
+			struct mrp_in_args ia;
+
+			if (!strcmp(argv[0], "add"))
+				e = mrp_in_args_parse(argc, argv, &ia, err,
+						      sizeof(err));
+			else if (!strcmp(argv[0], "del"))
+				e = mrp_in_del_args_parse(argc, argv, &id, err,
+							  sizeof(err));
+			else
+				e = mrp_in_wait_args_parse(argc, argv, &id, key,
+							   sizeof(key), val,
+							   sizeof(val), &num,
+							   &ms, err,
+							   sizeof(err));
+		} else if (!strcmp(argv[0], "add"))
 			e = mrp_ring_args_parse(argc, argv, &a, 200, err,
 						sizeof(err));
 		else if (!strcmp(argv[0], "del"))

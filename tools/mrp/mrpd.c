@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "mrp_frame.h"
+#include "mrp_in_sm.h"
 #include "mrp_nl.h"
 #include "mrp_sm.h"
 #include "mrp_util.h"
@@ -82,8 +83,27 @@ struct counters {
 				 * (ring_open_now()) */
 };
 
+/*
+ * An interconnection (MIM or MIC) of a ring: the kernel keeps it in the
+ * ring's instance (one I-port per instance), so it lives and dies with
+ * the ring.  Ports 0 and 1 of its state machine are the ring's.
+ */
+struct inter {
+	struct mrp_in_args args;
+	uint16_t id;		/* MRP_InID */
+	struct port iport;	/* the interconnection port (ro unused) */
+	int in_open[MRP_IN_PORTS];	/* IFLA_BRPORT_MRP_IN_OPEN of ring
+					 * ports and I-port, -1 unknown */
+	struct mrp_in_sm sm;
+	struct counters c;
+	uint64_t created_us;
+	char last_err[200];
+	char kernel_warn[300];
+};
+
 struct ring {
 	struct ring *next;
+	struct inter *in;	/* its interconnection, NULL if none */
 	struct mrp_ring_args args;	/* as configured, kept across restarts */
 	bool from_conf;		/* a ring of the config file */
 	int br_ifindex;
@@ -118,6 +138,7 @@ struct client {
 	uint32_t w_id;
 	char w_key[16];
 	char w_val[24];
+	bool w_in;		/* w_id is an interconnection's */
 	uint32_t w_num;
 	uint64_t w_deadline;
 };
@@ -471,6 +492,7 @@ static void ring_unlink(struct ring *r)
 			break;
 		}
 	}
+	free(r->in);
 	free(r);
 }
 
@@ -493,6 +515,8 @@ static void link_query_cb(const struct mrp_nl_link *l, void *arg)
 			/* only the port's MRP flag and state */
 			q->l[i].has_ring_open = l->has_ring_open;
 			q->l[i].ring_open = l->ring_open;
+			q->l[i].has_in_open = l->has_in_open;
+			q->l[i].in_open = l->in_open;
 			q->l[i].has_br_state = l->has_br_state;
 			q->l[i].br_state = l->br_state;
 		} else {
@@ -501,6 +525,8 @@ static void link_query_cb(const struct mrp_nl_link *l, void *arg)
 			q->l[i] = *l;
 			q->l[i].has_ring_open = b.has_ring_open;
 			q->l[i].ring_open = b.ring_open;
+			q->l[i].has_in_open = b.has_in_open;
+			q->l[i].in_open = b.in_open;
 			q->l[i].has_br_state = b.has_br_state;
 			q->l[i].br_state = b.br_state;
 			q->found[i] = true;
@@ -811,6 +837,13 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	for (o = g.rings; o; o = o->next) {
 		unsigned i;
 
+		if (o->in && (o->in->iport.ifindex == q.want[1] ||
+			      o->in->iport.ifindex == q.want[2])) {
+			snprintf(err, errlen, "%s is the port of interconnection "
+				 "%u of %s", o->in->iport.name, o->in->id,
+				 o->br_name);
+			return -EBUSY;
+		}
 		for (i = 0; i < 2; i++) {
 			if (o->port[i].ifindex == q.want[1] ||
 			    o->port[i].ifindex == q.want[2]) {
@@ -910,8 +943,12 @@ static int ring_create(const struct mrp_ring_args *a, const struct mrp_nl_ring *
 	return 0;
 }
 
+static void in_delete(struct ring *r, bool kernel);
+
 static void ring_delete(struct ring *r, bool kernel)
 {
+	if (r->in)
+		in_delete(r, kernel);
 	if (kernel) {
 		int e = mrp_nl_ring_del(&g.req, r->br_ifindex, r->id,
 					r->port[0].ifindex,
@@ -930,6 +967,527 @@ static void ring_delete(struct ring *r, bool kernel)
 	}
 	LOG("%s ring %u removed", r->br_name, r->id);
 	ring_unlink(r);
+}
+
+/* ---- interconnections ---- */
+
+static void in_err(struct ring *r, const char *what, int err)
+{
+	struct inter *in = r->in;
+
+	in->c.nl_err++;
+	snprintf(in->last_err, sizeof(in->last_err), "%s: %s", what,
+		 mrp_nl_strerror(&g.req, err));
+	LOG("%s interconnection %u: %s", r->br_name, in->id, in->last_err);
+}
+
+static void in_warn(struct ring *r, const char *what)
+{
+	struct inter *in = r->in;
+	char w[sizeof(in->kernel_warn)];
+
+	if (!g.req.ext_msg[0])
+		return;
+	snprintf(w, sizeof(w), "%s: %s", what, g.req.ext_msg);
+	if (!strcmp(w, in->kernel_warn))
+		return;
+	memcpy(in->kernel_warn, w, sizeof(w));
+	LOG("%s interconnection %u: kernel warning: %s", r->br_name, in->id,
+	    w);
+}
+
+/* Port @pi of the interconnection's state machine: ring ports, I-port */
+static struct port *in_port(struct ring *r, unsigned pi)
+{
+	return pi == MRP_IN_PORT_I ? &r->in->iport : &r->port[pi];
+}
+
+/* MRP_PortRole of port @pi in In* frames: the ring's roles as they are */
+static uint16_t in_port_role(const struct ring *r, unsigned pi)
+{
+	if (pi == MRP_IN_PORT_I)
+		return 2;	/* interconnection port */
+	return r->sm.prim == pi ? 0 : 1;
+}
+
+static void in_send(struct ring *r, unsigned pi, const uint8_t *buf,
+		    size_t len)
+{
+	struct sockaddr_ll sll;
+	struct port *p = in_port(r, pi);
+	struct inter *in = r->in;
+
+	if (!p->up || !len)
+		return;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = p->ifindex;
+	sll.sll_protocol = htons(MRP_ETHERTYPE);
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, buf, 6);
+	if (sendto(g.pkt_fd, buf, len, 0, (struct sockaddr *)&sll,
+		   sizeof(sll)) < 0) {
+		in->c.tx_err++;
+		DBG("%s: send failed: %s", p->name, strerror(errno));
+		return;
+	}
+	in->c.tx++;
+}
+
+static void in_fill_tx(struct ring *r, unsigned pi, struct mrp_tx *tx)
+{
+	memset(tx, 0, sizeof(*tx));
+	memcpy(tx->src, in_port(r, pi)->mac, 6);
+	memcpy(tx->sa, r->in->sm.cfg.mac, 6);
+	tx->domain = r->args.has_domain ? r->args.domain : NULL;
+	/* one sender, one MRP_SequenceID: the ring's */
+	tx->seq = ++r->seq;
+}
+
+/* Carry out what the interconnection's state machine asks for. */
+static int in_apply(struct ring *r, const struct mrp_in_actions *acts)
+{
+	struct inter *in = r->in;
+	uint8_t buf[MRP_MAX_FRAME];
+	struct mrp_tx tx;
+	unsigned i, pi;
+	int first_err = 0;
+
+	if (acts->overflow)
+		LOG("%s interconnection %u: action list overflow", r->br_name,
+		    in->id);
+	for (i = 0; i < acts->n; i++) {
+		const struct mrp_in_action *a = &acts->a[i];
+		size_t len;
+		int err = 0;
+
+		DBG("%s interconnection %u: %s port=%u up=%d a=%u b=%u c=%u "
+		    "[%s]", r->br_name, in->id, mrp_in_act_name(a->type),
+		    a->port, a->up, a->a, a->b, a->c,
+		    mrp_in_sm_state_name(&in->sm));
+		switch (a->type) {
+		case MRP_IN_ACT_ROLE:
+			err = mrp_nl_in_role(&g.req, r->br_ifindex, r->id,
+					     in->id, in->iport.ifindex, a->a);
+			if (err)
+				in_err(r, "interconnection role", err);
+			else
+				in_warn(r, "interconnection role");
+			break;
+		case MRP_IN_ACT_STATE:
+			err = mrp_nl_in_state(&g.req, r->br_ifindex, in->id,
+					      a->a);
+			if (err)
+				in_err(r, "interconnection state", err);
+			else
+				LOG("%s interconnection %u: %s", r->br_name,
+				    in->id, a->a == MRP_IN_CLOSED ? "closed" :
+				    "open");
+			break;
+		case MRP_IN_ACT_PORT_STATE:
+			if (a->port >= MRP_IN_PORTS)
+				break;
+			err = mrp_nl_port_state(&g.req,
+						in_port(r, a->port)->ifindex,
+						a->a);
+			if (err)
+				in_err(r, "port state", err);
+			break;
+		case MRP_IN_ACT_START_TEST:
+			/* the kernel takes no interval 0: nothing to stop
+			 * (mrp_in_sm never asks for it) */
+			if (!a->a)
+				break;
+			err = mrp_nl_start_in_test(&g.req, r->br_ifindex,
+						   in->id, a->a, a->b, a->c);
+			if (err)
+				in_err(r, "start in test", err);
+			else
+				in_warn(r, "start in test");
+			break;
+		case MRP_IN_ACT_SEND_TOPO:
+			for (pi = 0; pi < MRP_IN_PORTS; pi++) {
+				in_fill_tx(r, pi, &tx);
+				len = mrp_build_in_topo(buf, sizeof(buf), &tx,
+							in->id,
+							(uint16_t)a->a);
+				in_send(r, pi, buf, len);
+			}
+			break;
+		case MRP_IN_ACT_SEND_LINK:
+			for (pi = 0; pi < MRP_IN_PORTS; pi++) {
+				in_fill_tx(r, pi, &tx);
+				len = mrp_build_in_link(buf, sizeof(buf), &tx,
+							a->up, in->id,
+							in_port_role(r, pi),
+							(uint16_t)a->a);
+				in_send(r, pi, buf, len);
+			}
+			break;
+		case MRP_IN_ACT_FLUSH:
+			for (pi = 0; pi < MRP_IN_PORTS; pi++) {
+				err = mrp_nl_port_flush(&g.req,
+							in_port(r, pi)->ifindex);
+				if (err)
+					in_err(r, "fdb flush", err);
+				else if (pi < 2 && r->port[pi].ro.self_notify < 8)
+					/* br_setlink() announces the port */
+					r->port[pi].ro.self_notify++;
+			}
+			DBG("%s interconnection %u: fdb flushed", r->br_name,
+			    in->id);
+			break;
+		}
+		if (err && !first_err)
+			first_err = err;
+	}
+	return first_err;
+}
+
+/* The ring with interconnection @id on bridge @br */
+static struct ring *in_find(int br, uint32_t id)
+{
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next)
+		if (r->br_ifindex == br && r->in && r->in->id == id)
+			return r;
+	return NULL;
+}
+
+/* The ring whose interconnection port is @ifindex */
+static struct ring *in_by_port(int ifindex)
+{
+	struct ring *r;
+
+	for (r = g.rings; r; r = r->next)
+		if (r->in && r->in->iport.ifindex == ifindex)
+			return r;
+	return NULL;
+}
+
+/*
+ * The kernel instance of ring @r as the kernel has it: an interconnection
+ * a previous mrpd left in it must go before a new one can be set.
+ */
+struct find_instance {
+	int br;
+	uint32_t id;
+	bool found;
+	struct mrp_nl_ring k;
+};
+
+static void find_instance_cb(const struct mrp_nl_ring *k, void *arg)
+{
+	struct find_instance *f = arg;
+
+	if (k->br_ifindex == f->br && k->ring_id == f->id) {
+		f->found = true;
+		f->k = *k;
+	}
+}
+
+static void in_disable_stale(struct ring *r)
+{
+	struct find_instance f;
+	int e;
+
+	memset(&f, 0, sizeof(f));
+	f.br = r->br_ifindex;
+	f.id = r->id;
+	if (mrp_nl_dump_rings(&g.req, find_instance_cb, &f) || !f.found ||
+	    !f.k.i_ifindex)
+		return;
+	e = mrp_nl_in_role(&g.req, r->br_ifindex, r->id, 0, f.k.i_ifindex,
+			   MRP_IN_ROLE_DISABLED);
+	LOG("%s ring %u: stale interconnection (port ifindex %d, role %s) "
+	    "%s", r->br_name, r->id, f.k.i_ifindex,
+	    mrp_in_role_name((enum mrp_in_role)f.k.in_role),
+	    e ? mrp_nl_strerror(&g.req, e) : "disabled");
+}
+
+/* Add interconnection @a to its ring: set the role, start the machine. */
+static int in_create(const struct mrp_in_args *a, char *err, size_t errlen)
+{
+	struct mrp_in_actions acts = { 0 };
+	struct link_query q;
+	struct mrp_in_cfg cfg;
+	struct inter *in;
+	struct ring *r, *o;
+	const char *why;
+	int br, ip, e;
+	unsigned i;
+
+	why = mrp_in_args_cfg(a, &cfg);
+	if (why) {
+		snprintf(err, errlen, "%s", why);
+		return a->mode == MRP_IN_MODE_LC ? -EOPNOTSUPP : -EINVAL;
+	}
+	br = (int)if_nametoindex(a->br);
+	r = br ? ring_find(br, a->ring) : NULL;
+	if (!r) {
+		snprintf(err, errlen, "no ring %u on %s (add the ring first: "
+			 "an interconnection belongs to a ring mrpd runs)",
+			 a->ring, a->br);
+		return -ENOENT;
+	}
+	if (r->in) {
+		snprintf(err, errlen, "ring %u of %s already has "
+			 "interconnection %u (one per ring)", r->id,
+			 r->br_name, r->in->id);
+		return -EEXIST;
+	}
+	o = in_find(br, a->id);
+	if (o) {
+		snprintf(err, errlen, "interconnection %u already exists on "
+			 "%s (ring %u)", a->id, r->br_name, o->id);
+		return -EEXIST;
+	}
+	/*
+	 * The bridge finds an instance by its interconnection ID alone, and
+	 * an instance without one has ID 0: with another ring on the bridge,
+	 * IN_STATE and START_IN_TEST for ID 0 may reach that one.
+	 */
+	for (o = g.rings; o && a->id == 0; o = o->next) {
+		if (o != r && o->br_ifindex == br) {
+			snprintf(err, errlen, "interconnection ID 0 is "
+				 "ambiguous on %s: ring %u has no "
+				 "interconnection and the kernel gives it ID 0 "
+				 "(use another ID)", r->br_name, o->id);
+			return -EINVAL;
+		}
+	}
+	ip = (int)if_nametoindex(a->port);
+	if (!ip) {
+		snprintf(err, errlen, "port %s does not exist", a->port);
+		return -ENODEV;
+	}
+	for (o = g.rings; o; o = o->next) {
+		for (i = 0; i < 2; i++) {
+			if (o->port[i].ifindex == ip) {
+				snprintf(err, errlen, "%s is already in ring "
+					 "%u of %s", o->port[i].name, o->id,
+					 o->br_name);
+				return -EBUSY;
+			}
+		}
+		if (o->in && o->in->iport.ifindex == ip) {
+			snprintf(err, errlen, "%s is already the port of "
+				 "interconnection %u of %s", a->port,
+				 o->in->id, o->br_name);
+			return -EBUSY;
+		}
+	}
+	memset(&q, 0, sizeof(q));
+	q.want[0] = ip;
+	q.want[1] = r->port[0].ifindex;
+	q.want[2] = r->port[1].ifindex;
+	e = query_links(&q);
+	if (e) {
+		snprintf(err, errlen, "reading links: %s", strerror(-e));
+		return e;
+	}
+	if (!q.found[0]) {
+		snprintf(err, errlen, "port %s does not exist", a->port);
+		return -ENODEV;
+	}
+	if (q.l[0].master != br) {
+		snprintf(err, errlen, "%s is not a port of %s", a->port,
+			 r->br_name);
+		return -EINVAL;
+	}
+	if (!q.l[0].has_mac) {
+		snprintf(err, errlen, "%s has no MAC address", a->port);
+		return -EINVAL;
+	}
+
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	in->args = *a;
+	in->id = (uint16_t)a->id;
+	in->iport.ifindex = ip;
+	snprintf(in->iport.name, IF_NAMESIZE, "%s", q.l[0].name);
+	memcpy(in->iport.mac, q.l[0].mac, 6);
+	in->iport.up = link_is_up(q.l[0].flags);
+	for (i = 0; i < MRP_IN_PORTS; i++) {
+		/* q.l[0] is the I-port, 1 and 2 the ring ports */
+		const struct mrp_nl_link *l = &q.l[i == MRP_IN_PORT_I ? 0 :
+						       i + 1];
+
+		in->in_open[i] = l->has_in_open ? l->in_open : -1;
+	}
+	in->created_us = now_us();
+	memcpy(cfg.mac, r->sm.cfg.mac, 6);
+	mrp_in_sm_init(&in->sm, &cfg);
+	r->in = in;
+
+	in_disable_stale(r);
+	mrp_in_sm_start(&in->sm, now_us(), r->port[0].up, r->port[1].up,
+			in->iport.up, &acts);
+	in_apply(r, &acts);
+	if (in->c.nl_err) {
+		/* do not leave half an interconnection in the kernel */
+		snprintf(err, errlen, "%s", in->last_err);
+		mrp_nl_in_role(&g.req, r->br_ifindex, r->id, in->id, ip,
+			       MRP_IN_ROLE_DISABLED);
+		r->in = NULL;
+		free(in);
+		return -EIO;
+	}
+	LOG("%s interconnection %u added: ring %u port %s role %s mode %s "
+	    "profile %u test %u us x %u", r->br_name, in->id, r->id,
+	    in->iport.name, mrp_in_role_name(cfg.role),
+	    mrp_in_mode_name(cfg.mode), cfg.prof.ms,
+	    cfg.prof.test_interval_us, cfg.prof.test_max);
+	return 0;
+}
+
+/*
+ * Remove the interconnection of ring @r; @kernel: disable the role in the
+ * kernel (which stops the InTest and sets the I-port forwarding as any
+ * bridge port), else the kernel already forgot it.
+ */
+static void in_delete(struct ring *r, bool kernel)
+{
+	struct inter *in = r->in;
+
+	if (!in)
+		return;
+	if (kernel) {
+		int e = mrp_nl_in_role(&g.req, r->br_ifindex, r->id, in->id,
+				       in->iport.ifindex,
+				       MRP_IN_ROLE_DISABLED);
+
+		if (e && e != -ENODEV)
+			LOG("%s interconnection %u: disable: %s", r->br_name,
+			    in->id, mrp_nl_strerror(&g.req, e));
+		/* the I-port forwards now: what was learned is stale */
+		mrp_nl_port_flush(&g.req, in->iport.ifindex);
+	}
+	LOG("%s interconnection %u removed", r->br_name, in->id);
+	r->in = NULL;
+	free(in);
+}
+
+/*
+ * A notification of port @pi (ring port or I-port) carried
+ * IFLA_BRPORT_MRP_IN_OPEN = @flag.  The bridge reports a loss on all
+ * three ports, every test interval while the interconnection is closed,
+ * and clears a port's flag only when an own InTest comes back through it
+ * while the interconnection is open: neither IN_STATE closed nor a new
+ * test clears it.  So the three flags are read together: all set is a
+ * loss (mrp_in_sm tells a stale one by its timing), a port clearing is
+ * the regain.
+ */
+static void in_open_notify(struct ring *r, unsigned pi, bool flag,
+			   uint64_t now, struct mrp_in_actions *acts)
+{
+	struct inter *in = r->in;
+	int was = in->in_open[pi];
+	unsigned i;
+	bool all = true;
+
+	in->in_open[pi] = flag;
+	if (!flag) {
+		if (was == 1) {
+			DBG("%s interconnection %u: %s: InTest back",
+			    r->br_name, in->id, in_port(r, pi)->name);
+			mrp_in_sm_in_open(&in->sm, now, false, acts);
+		}
+		return;
+	}
+	for (i = 0; i < MRP_IN_PORTS; i++)
+		all &= in->in_open[i] == 1;
+	if (all) {
+		logmsg(2, "%s interconnection %u: %s: InTest lost",
+		       r->br_name, in->id, in_port(r, pi)->name);
+		mrp_in_sm_in_open(&in->sm, now, true, acts);
+	}
+}
+
+/* Link events for the interconnections (after the rings took theirs). */
+static void in_on_link(const struct mrp_nl_link *l, uint64_t now)
+{
+	struct ring *r, *next;
+
+	for (r = g.rings; r; r = next) {
+		struct mrp_in_actions acts = { 0 };
+		struct inter *in = r->in;
+		unsigned pi;
+
+		next = r->next;
+		if (!in)
+			continue;
+		if (l->ifindex == in->iport.ifindex)
+			pi = MRP_IN_PORT_I;
+		else if (l->ifindex == r->port[0].ifindex)
+			pi = 0;
+		else if (l->ifindex == r->port[1].ifindex)
+			pi = 1;
+		else
+			continue;
+		if (l->family == AF_BRIDGE) {
+			if (l->type == RTM_NEWLINK && l->has_in_open)
+				in_open_notify(r, pi, l->in_open, now, &acts);
+		} else if (pi == MRP_IN_PORT_I) {
+			struct port *p = &in->iport;
+			bool up = link_is_up(l->flags);
+
+			if (l->type == RTM_DELLINK || l->master != r->br_ifindex) {
+				/*
+				 * br_mrp_port_del(): the bridge deletes the
+				 * whole instance, ring and all, when any of
+				 * its ports goes
+				 */
+				LOG("%s interconnection %u: port %s %s: the "
+				    "kernel dropped ring %u with it",
+				    r->br_name, in->id, p->name,
+				    l->type == RTM_DELLINK ? "deleted" :
+				    "left the bridge", r->id);
+				ring_delete(r, false);
+				continue;
+			}
+			if (l->has_mac)
+				memcpy(p->mac, l->mac, 6);
+			if (l->name[0])
+				snprintf(p->name, IF_NAMESIZE, "%s", l->name);
+			if (up != p->up) {
+				LOG("%s interconnection %u: %s link %s",
+				    r->br_name, in->id, p->name,
+				    up ? "up" : "down");
+				p->up = up;
+				mrp_in_sm_link(&in->sm, now, pi, up, &acts);
+			}
+		} else if (l->type == RTM_NEWLINK) {
+			/* the ring took it: its view of the link */
+			mrp_in_sm_link(&in->sm, now, pi, r->port[pi].up,
+				       &acts);
+		}
+		in_apply(r, &acts);
+	}
+}
+
+/* A valid MRP frame on port @pi of ring @r's interconnection. */
+static void in_frame(struct ring *r, unsigned pi, const struct mrp_pdu *pdu,
+		     uint64_t now)
+{
+	struct mrp_in_actions acts = { 0 };
+
+	switch (pdu->type) {
+	case MRP_TLV_IN_TEST:
+	case MRP_TLV_IN_TOPO:
+	case MRP_TLV_IN_LINK_DOWN:
+	case MRP_TLV_IN_LINK_UP:
+	case MRP_TLV_IN_LINK_STATUS:
+		break;
+	default:
+		return;
+	}
+	mrp_in_sm_frame(&r->in->sm, now, pi, pdu, &acts);
+	in_apply(r, &acts);
 }
 
 /* ---- configuration: the config file and the state kept under /run ---- */
@@ -1383,6 +1941,8 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 			} else if (l->family == AF_UNSPEC && l->has_mac &&
 				   memcmp(l->mac, r->sm.cfg.mac, 6)) {
 				memcpy(r->sm.cfg.mac, l->mac, 6);
+				if (r->in)
+					memcpy(r->in->sm.cfg.mac, l->mac, 6);
 			}
 			continue;
 		}
@@ -1464,6 +2024,7 @@ static void on_link(const struct mrp_nl_link *l, void *arg)
 next_ring:
 		;
 	}
+	in_on_link(l, now);
 }
 
 static void resync(void)
@@ -1512,6 +2073,29 @@ static void resync(void)
 				on_link(&l, NULL);
 			}
 		}
+		/* the interconnection port, as the ring ports */
+		r = ring_find(keys[k].br, keys[k].id);
+		if (!r || !r->in)
+			continue;
+		memset(&q, 0, sizeof(q));
+		q.want[1] = r->in->iport.ifindex;
+		if (query_links(&q))
+			continue;
+		if (!q.found[1]) {
+			memset(&q.l[1], 0, sizeof(q.l[1]));
+			q.l[1].ifindex = q.want[1];
+			q.l[1].type = RTM_DELLINK;
+			q.l[1].family = AF_UNSPEC;
+			on_link(&q.l[1], NULL);
+			continue;
+		}
+		on_link(&q.l[1], NULL);
+		r = ring_find(keys[k].br, keys[k].id);
+		if (r && r->in && q.l[1].has_in_open) {
+			q.l[1].family = AF_BRIDGE;
+			q.l[1].type = RTM_NEWLINK;
+			on_link(&q.l[1], NULL);
+		}
 	}
 }
 
@@ -1540,9 +2124,11 @@ static void handle_packet(void)
 		struct mrp_actions acts = { 0 };
 		struct mrp_pdu pdu;
 		enum mrp_parse_err pe;
+		struct counters *c;
+		const char *name;
 		uint64_t now;
 		struct ring *r;
-		unsigned pi;
+		unsigned pi = 0;
 		ssize_t n;
 
 		n = recvfrom(g.pkt_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
@@ -1557,38 +2143,52 @@ static void handle_packet(void)
 			continue;
 		r = ring_by_port(sll.sll_ifindex, &pi);
 		if (!r) {
+			/* the interconnection port: In* frames only */
+			r = in_by_port(sll.sll_ifindex);
+			pi = MRP_IN_PORT_I;
+		}
+		if (!r) {
 			g.global.rx_foreign++;
 			continue;
 		}
-		r->c.rx++;
+		c = pi == MRP_IN_PORT_I ? &r->in->c : &r->c;
+		name = pi == MRP_IN_PORT_I ? r->in->iport.name :
+					     r->port[pi].name;
+		c->rx++;
 		if ((size_t)n > sizeof(buf)) {
-			r->c.rx_malformed++;
+			c->rx_malformed++;
 			continue;
 		}
 		pe = mrp_parse(buf, (size_t)n, &pdu);
 		if (pe != MRP_PARSE_OK) {
-			r->c.rx_malformed++;
+			c->rx_malformed++;
 			if (malformed_log_ok(now_us()))
-				DBG("%s: malformed MRP frame: %s",
-				    r->port[pi].name, mrp_parse_strerror(pe));
+				DBG("%s: malformed MRP frame: %s", name,
+				    mrp_parse_strerror(pe));
 			continue;
 		}
 		if (pdu.has_common &&
 		    memcmp(pdu.domain, r->args.has_domain ? r->args.domain :
 			   mrp_domain_default, MRP_UUID_LEN)) {
-			r->c.rx_foreign++;
+			c->rx_foreign++;
 			continue;
 		}
-		if (pdu.type != MRP_TLV_TEST)
+		if (pdu.type != MRP_TLV_TEST && pdu.type != MRP_TLV_IN_TEST)
 			DBG("%s: %s seq %u from %02x:%02x:%02x:%02x:%02x:%02x",
-			    r->port[pi].name, mrp_tlv_name(pdu.type), pdu.seq,
+			    name, mrp_tlv_name(pdu.type), pdu.seq,
 			    pdu.src[0], pdu.src[1], pdu.src[2], pdu.src[3],
 			    pdu.src[4], pdu.src[5]);
 		now = now_us();
+		if (pi == MRP_IN_PORT_I) {
+			in_frame(r, pi, &pdu, now);
+			continue;
+		}
 		if (pdu.type == MRP_TLV_TEST)
 			prm_up_check_link(r, now, &acts);
 		mrp_sm_frame(&r->sm, now, pi, &pdu, &acts);
 		apply(r, &acts);
+		if (r->in)
+			in_frame(r, pi, &pdu, now);
 	}
 }
 
@@ -1605,6 +2205,9 @@ static void rearm_timer(void)
 	for (r = g.rings; r; r = r->next) {
 		uint64_t d = mrp_sm_next_deadline(&r->sm);
 
+		if (d && (!best || d < best))
+			best = d;
+		d = r->in ? mrp_in_sm_next_deadline(&r->in->sm) : 0;
 		if (d && (!best || d < best))
 			best = d;
 	}
@@ -1639,6 +2242,12 @@ static void handle_timer(void)
 		link_down_series_check(r, now, &acts);
 		mrp_sm_timer(&r->sm, now, &acts);
 		apply(r, &acts);
+		if (r->in) {
+			struct mrp_in_actions in_acts = { 0 };
+
+			mrp_in_sm_timer(&r->in->sm, now, &in_acts);
+			in_apply(r, &in_acts);
+		}
 	}
 }
 
@@ -1788,6 +2397,107 @@ static void show_ring_json(struct sbuf *b, const struct ring *r)
 	sb_json_str(b, r->last_err);
 	sb_printf(b, ",\"kernel_warning\":");
 	sb_json_str(b, r->kernel_warn);
+	if (r->in)
+		sb_printf(b, ",\"interconnection\":%u}", r->in->id);
+	else
+		sb_printf(b, ",\"interconnection\":null}");
+}
+
+static const char *in_flag_json(int f)
+{
+	return f < 0 ? "null" : f ? "true" : "false";
+}
+
+static void show_in_text(struct sbuf *b, const struct ring *r)
+{
+	const struct inter *in = r->in;
+	const struct mrp_in_sm *sm = &in->sm;
+	const struct mrp_in_sm_stats *st = &sm->st;
+
+	sb_printf(b, "%s interconnection %u: ring %u role %s mode %s state %s "
+		  "in %s\n", r->br_name, in->id, r->id,
+		  mrp_in_role_name(sm->cfg.role), mrp_in_mode_name(sm->cfg.mode),
+		  mrp_in_sm_state_name(sm), mrp_in_sm_in_state_name(sm));
+	sb_printf(b, "  port      %-15s link %-4s %-10s in-open %d %d %d\n",
+		  in->iport.name, in->iport.up ? "up" : "down",
+		  mrp_port_state_name(sm->istate), in->in_open[0],
+		  in->in_open[1], in->in_open[MRP_IN_PORT_I]);
+	sb_printf(b, "  profile %u ms test %u us x %u period %u us\n",
+		  sm->cfg.prof.ms, sm->cfg.prof.test_interval_us,
+		  sm->cfg.prof.test_max, sm->cfg.test_period_us);
+	sb_printf(b, "  transitions %u opens %u closes %u loss-rx %u "
+		  "regain-rx %u stale-loss %u\n", st->transitions, st->opens,
+		  st->closes, st->loss_rx, st->regain_rx, st->stale_loss);
+	sb_printf(b, "  topo-tx %u topo-held %u topo-rx %u link-tx %u "
+		  "link-rx %u test-rx %u flushes %u\n", st->topo_sent,
+		  st->topo_held, st->topo_rx, st->link_sent, st->link_rx,
+		  st->test_rx, st->flushes);
+	sb_printf(b, "  link-changes %u ring-link-changes %u other-id-rx %u "
+		  "ignored-rx %u\n", st->link_changes, st->ring_link_changes,
+		  st->other_id_rx, st->ignored_rx);
+	sb_printf(b, "  frames rx %llu malformed %llu foreign %llu tx %llu "
+		  "tx-errors %llu netlink-errors %llu\n",
+		  (unsigned long long)in->c.rx,
+		  (unsigned long long)in->c.rx_malformed,
+		  (unsigned long long)in->c.rx_foreign,
+		  (unsigned long long)in->c.tx,
+		  (unsigned long long)in->c.tx_err,
+		  (unsigned long long)in->c.nl_err);
+	if (in->last_err[0])
+		sb_printf(b, "  last error: %s\n", in->last_err);
+	if (in->kernel_warn[0])
+		sb_printf(b, "  kernel warning: %s\n", in->kernel_warn);
+}
+
+static void show_in_json(struct sbuf *b, const struct ring *r)
+{
+	const struct inter *in = r->in;
+	const struct mrp_in_sm *sm = &in->sm;
+	const struct mrp_in_sm_stats *st = &sm->st;
+
+	sb_printf(b, "{\"bridge\":");
+	sb_json_str(b, r->br_name);
+	sb_printf(b, ",\"in_id\":%u,\"ring\":%u,\"port\":{\"name\":",
+		  in->id, r->id);
+	sb_json_str(b, in->iport.name);
+	sb_printf(b, ",\"ifindex\":%d,\"link\":\"%s\",\"state\":\"%s\"},"
+		  "\"role\":\"%s\",\"mode\":\"%s\",\"state\":\"%s\","
+		  "\"in_state\":\"%s\",\"profile\":%u,\"test_interval\":%u,"
+		  "\"max_miss\":%u,\"period\":%u,"
+		  "\"in_open\":{\"primary\":%s,\"secondary\":%s,"
+		  "\"interconnection\":%s},\"transitions\":%u,",
+		  in->iport.ifindex, in->iport.up ? "up" : "down",
+		  mrp_port_state_name(sm->istate),
+		  mrp_in_role_name(sm->cfg.role), mrp_in_mode_name(sm->cfg.mode),
+		  mrp_in_sm_state_name(sm), mrp_in_sm_in_state_name(sm),
+		  sm->cfg.prof.ms, sm->cfg.prof.test_interval_us,
+		  sm->cfg.prof.test_max, sm->cfg.test_period_us,
+		  in_flag_json(in->in_open[0]), in_flag_json(in->in_open[1]),
+		  in_flag_json(in->in_open[MRP_IN_PORT_I]), st->transitions);
+	sb_printf(b, "\"counters\":{\"opens\":%u,\"closes\":%u,"
+		  "\"loss_rx\":%u,\"regain_rx\":%u,\"stale_loss\":%u,"
+		  "\"topo_tx\":%u,\"topo_held\":%u,\"topo_rx\":%u,"
+		  "\"link_tx\":%u,\"link_rx\":%u,\"test_rx\":%u,"
+		  "\"flushes\":%u,\"link_changes\":%u,"
+		  "\"ring_link_changes\":%u,\"other_id_rx\":%u,"
+		  "\"ignored_rx\":%u,\"rx\":%llu,\"rx_malformed\":%llu,"
+		  "\"rx_foreign\":%llu,\"tx\":%llu,\"tx_errors\":%llu,"
+		  "\"netlink_errors\":%llu}",
+		  st->opens, st->closes, st->loss_rx, st->regain_rx,
+		  st->stale_loss, st->topo_sent, st->topo_held, st->topo_rx,
+		  st->link_sent, st->link_rx, st->test_rx, st->flushes,
+		  st->link_changes, st->ring_link_changes, st->other_id_rx,
+		  st->ignored_rx,
+		  (unsigned long long)in->c.rx,
+		  (unsigned long long)in->c.rx_malformed,
+		  (unsigned long long)in->c.rx_foreign,
+		  (unsigned long long)in->c.tx,
+		  (unsigned long long)in->c.tx_err,
+		  (unsigned long long)in->c.nl_err);
+	sb_printf(b, ",\"last_error\":");
+	sb_json_str(b, in->last_err);
+	sb_printf(b, ",\"kernel_warning\":");
+	sb_json_str(b, in->kernel_warn);
 	sb_printf(b, "}");
 }
 
@@ -1820,6 +2530,35 @@ static bool wait_done(const struct client *c, const struct ring *r)
 	return wait_counter(sm, c->w_key) >= c->w_num;
 }
 
+static uint32_t in_wait_counter(const struct mrp_in_sm *sm, const char *k)
+{
+	const struct mrp_in_sm_stats *st = &sm->st;
+
+	if (!strcmp(k, "transitions")) return st->transitions;
+	if (!strcmp(k, "opens")) return st->opens;
+	if (!strcmp(k, "closes")) return st->closes;
+	if (!strcmp(k, "loss-rx")) return st->loss_rx;
+	if (!strcmp(k, "regain-rx")) return st->regain_rx;
+	if (!strcmp(k, "topo-tx")) return st->topo_sent;
+	if (!strcmp(k, "topo-rx")) return st->topo_rx;
+	if (!strcmp(k, "link-tx")) return st->link_sent;
+	if (!strcmp(k, "link-rx")) return st->link_rx;
+	return st->flushes;
+}
+
+static bool in_wait_done(const struct client *c, const struct ring *r)
+{
+	const struct mrp_in_sm *sm = &r->in->sm;
+
+	if (!strcmp(c->w_key, "in"))
+		return !strcmp(mrp_in_sm_in_state_name(sm), c->w_val);
+	if (!strcmp(c->w_key, "state"))
+		return !strcmp(mrp_in_sm_state_name(sm), c->w_val);
+	if (!strcmp(c->w_key, "gone"))
+		return false;
+	return in_wait_counter(sm, c->w_key) >= c->w_num;
+}
+
 /* Answer the clients whose condition holds or whose time is up. */
 static void check_waits(void)
 {
@@ -1832,12 +2571,15 @@ static void check_waits(void)
 
 		if (c->fd < 0 || !c->waiting)
 			continue;
-		r = ring_find(c->w_br, c->w_id);
+		r = c->w_in ? in_find(c->w_br, c->w_id) :
+			      ring_find(c->w_br, c->w_id);
 		if (!r && !strcmp(c->w_key, "gone")) {
 			sb_printf(&c->out, "ok\n.\n");
 		} else if (!r) {
-			reply_err(&c->out, ENOENT, "the ring went away");
-		} else if (wait_done(c, r)) {
+			reply_err(&c->out, ENOENT, c->w_in ?
+				  "the interconnection went away" :
+				  "the ring went away");
+		} else if (c->w_in ? in_wait_done(c, r) : wait_done(c, r)) {
 			sb_printf(&c->out, "ok\n.\n");
 		} else if (now >= c->w_deadline) {
 			reply_err(&c->out, ETIMEDOUT, "timeout");
@@ -1857,22 +2599,35 @@ static int parse_wait(struct client *c, int argc, char **argv, char *err,
 {
 	uint32_t timeout;
 	unsigned br;
+	bool found;
 	int e;
 
-	e = mrp_wait_args_parse(argc, argv, &c->w_id, c->w_key,
-				sizeof(c->w_key), c->w_val, sizeof(c->w_val),
-				&c->w_num, &timeout, err, errlen);
+	c->w_in = mrp_is_in_request(argc, argv);
+	if (c->w_in)
+		e = mrp_in_wait_args_parse(argc, argv, &c->w_id, c->w_key,
+					   sizeof(c->w_key), c->w_val,
+					   sizeof(c->w_val), &c->w_num,
+					   &timeout, err, errlen);
+	else
+		e = mrp_wait_args_parse(argc, argv, &c->w_id, c->w_key,
+					sizeof(c->w_key), c->w_val,
+					sizeof(c->w_val), &c->w_num, &timeout,
+					err, errlen);
 	if (e)
 		return e;
 	br = if_nametoindex(argv[1]);
-	if (!strcmp(argv[4], "gone") && (!br || !ring_find((int)br, c->w_id))) {
+	found = br && (c->w_in ? in_find((int)br, c->w_id) :
+			ring_find((int)br, c->w_id));
+	if (!strcmp(argv[4], "gone") && !found) {
 		c->w_br = (int)br;	/* answered right away */
 		c->w_deadline = now_us();
 		c->waiting = true;
 		return 0;
 	}
-	if (!br || !ring_find((int)br, c->w_id)) {
-		snprintf(err, errlen, "no ring %u on %.20s", c->w_id, argv[1]);
+	if (!found) {
+		snprintf(err, errlen, "no %s %u on %.20s",
+			 c->w_in ? "interconnection" : "ring", c->w_id,
+			 argv[1]);
 		return -ENOENT;
 	}
 	c->w_br = (int)br;
@@ -1910,6 +2665,41 @@ static void handle_request(struct client *c, char *line)
 		sb_printf(&c->out, "ok\npong\n.\n");
 	} else if (!strcmp(argv[0], "version")) {
 		sb_printf(&c->out, "ok\nmrpd %s\n.\n", MRP_TOOLS_VERSION);
+	} else if (!strcmp(argv[0], "add") && mrp_is_in_request(argc, argv)) {
+		struct mrp_in_args a;
+
+		e = mrp_in_args_parse(argc, argv, &a, err, sizeof(err));
+		if (!e)
+			e = in_create(&a, err, sizeof(err));
+		r = e ? NULL : in_find((int)if_nametoindex(a.br), a.id);
+		if (e) {
+			g.bad_requests++;
+			reply_err(&c->out, e, err);
+		} else if (r && r->in->kernel_warn[0]) {
+			sb_printf(&c->out, "ok\nwarning: %s\n.\n",
+				  r->in->kernel_warn);
+		} else {
+			sb_printf(&c->out, "ok\n.\n");
+		}
+	} else if (!strcmp(argv[0], "del") && mrp_is_in_request(argc, argv)) {
+		uint32_t id;
+		unsigned br;
+
+		if (mrp_in_del_args_parse(argc, argv, &id, err, sizeof(err))) {
+			g.bad_requests++;
+			reply_err(&c->out, EINVAL, err);
+			return;
+		}
+		br = if_nametoindex(argv[1]);
+		r = br ? in_find((int)br, id) : NULL;
+		if (!r) {
+			snprintf(err, sizeof(err), "no interconnection %u on "
+				 "%.20s", id, argv[1]);
+			reply_err(&c->out, ENOENT, err);
+			return;
+		}
+		in_delete(r, true);
+		sb_printf(&c->out, "ok\n.\n");
 	} else if (!strcmp(argv[0], "add")) {
 		struct mrp_ring_args a;
 
@@ -1970,6 +2760,15 @@ static void handle_request(struct client *c, char *line)
 				if (r->next)
 					sb_printf(&c->out, ",");
 			}
+			sb_printf(&c->out, "],\"interconnections\":[");
+			e = 0;
+			for (r = g.rings; r; r = r->next) {
+				if (!r->in)
+					continue;
+				if (e++)
+					sb_printf(&c->out, ",");
+				show_in_json(&c->out, r);
+			}
 			sb_printf(&c->out, "],\"unknown_port_frames\":%llu,"
 				  "\"bad_requests\":%llu,"
 				  "\"denied_requests\":%llu}\n",
@@ -1981,6 +2780,9 @@ static void handle_request(struct client *c, char *line)
 				sb_printf(&c->out, "no rings\n");
 			for (r = g.rings; r; r = r->next)
 				show_ring_text(&c->out, r);
+			for (r = g.rings; r; r = r->next)
+				if (r->in)
+					show_in_text(&c->out, r);
 		}
 		sb_printf(&c->out, ".\n");
 	} else {

@@ -387,6 +387,88 @@ def main():
     r = ctlrun("--help")
     report("kernel in-role BRIDGE ring ID in-id N port PORT mim|mic|disabled"
            in r.stdout, "mrpctl --help documents kernel in-role")
+
+    # interconnections: malformed requests are bad usage (exit 2), what
+    # mrpd refuses exits 1, each with a message that says why
+    inadd = ["add", "br0", "interconnection"]
+    for args, rc, msg in (
+            (inadd + ["70000", "ring", "1", "port", "p0", "role", "mim"], 2,
+             "bad interconnection ID '70000' (0-65535)"),
+            (inadd + ["5", "ring", "1", "port", "p0", "role", "mim",
+                      "mode", "lc"], 2,
+             "interconnection mode LC (link check, MRP_InLinkStatusPoll) "
+             "is not supported"),
+            (inadd + ["5", "ring", "1", "port", "p0", "role", "mrm"], 2,
+             "bad value 'mrm' for role"),
+            (inadd + ["5", "ring", "1", "port", "p0", "role", "mim",
+                      "profile", "10"], 2, "bad value '10' for profile"),
+            (inadd + ["5", "ring", "1", "role", "mim"], 2,
+             "needs ring, port and role"),
+            (inadd + ["5", "ring", "9", "port", "p0", "role", "mic"], 1,
+             "no ring 9 on br0 (add the ring first"),
+            (inadd + ["5", "ring", "1", "port", "p0", "role", "mim"], 1,
+             "no ring 1 on br0"),
+            (["del", "br0", "interconnection", "5"], 1,
+             "no interconnection 5 on br0"),
+            (["del", "br0", "interconnection", "65536"], 2,
+             "usage: del BRIDGE interconnection ID"),
+            (["wait", "br0", "interconnection", "5", "in", "open"], 1,
+             "no interconnection 5 on br0"),
+            (["wait", "br0", "interconnection", "5", "in", "ajar"], 2,
+             "in open|closed"),
+            (["wait", "br0", "interconnection", "5", "bogus", "1"], 2,
+             "KEY is in open|closed"),
+            (["wait", "br0", "interconnection", "5", "gone", "1"], 0, "")):
+        r = ctlrun(*args)
+        report(r.returncode == rc and msg in r.stderr,
+               "interconnection: %s: exit %d" % (" ".join(args[:1] + args[3:]),
+                                                 rc),
+               "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    for req, msg in (
+            (b"add br0 interconnection 5 ring 1 port p0 role mim mode lc\n",
+             "err 95 interconnection mode LC"),
+            (b"add br0 interconnection 1x ring 1 port p0 role mim\n",
+             "err 22 bad interconnection ID '1x'"),
+            (b"del br0 interconnection\n",
+             "err 22 usage: del BRIDGE interconnection ID")):
+        out = talk(sock, req)
+        report(out.startswith(msg), "mrpd: " + msg, out)
+    r = ctlrun("--help")
+    report("add BRIDGE interconnection ID ring RID port PORT role mim|mic"
+           in r.stdout and "del BRIDGE interconnection ID" in r.stdout and
+           "wait BRIDGE interconnection ID KEY VALUE" in r.stdout and
+           "in open|closed" in r.stdout,
+           "mrpctl --help documents add, del and wait interconnection")
+    r = ctlrun("show", "-j")
+    try:
+        ok = json.loads(r.stdout)["interconnections"] == []
+    except (ValueError, KeyError) as e:
+        ok, r = False, e
+    report(ok, "show -j lists interconnections (none)", r)
+    if mrp_kernel:
+        # only where the host kernel has bridge MRP (not checked on a
+        # host without it: the guest tests run interconnections)
+        sh("ip", "link", "add", "p2", "type", "veth", "peer", "name", "q2")
+        sh("ip", "link", "set", "p2", "master", "br0")
+        sh("ip", "link", "set", "p2", "up")
+        r = ctlrun("add", "br0", "ring", "1", "primary", "p0", "secondary",
+                   "p1", "role", "mrc")
+        r = ctlrun("add", "br0", "interconnection", "5", "ring", "1",
+                   "port", "p2", "role", "mim")
+        report(r.returncode == 0, "interconnection added", r.stderr)
+        r = ctlrun("show", "-j")
+        try:
+            i = json.loads(r.stdout)["interconnections"][0]
+            ok = (i["in_id"] == 5 and i["ring"] == 1 and
+                  i["port"]["name"] == "p2" and i["role"] == "mim" and
+                  i["mode"] == "rc" and i["in_state"] in ("open", "closed"))
+        except (ValueError, KeyError, IndexError) as e:
+            ok, r = False, e
+        report(ok, "show -j has the interconnection", r)
+        r = ctlrun("del", "br0", "interconnection", "5")
+        report(r.returncode == 0, "interconnection deleted", r.stderr)
+        ctlrun("del", "br0", "ring", "1")
+        sh("ip", "link", "del", "p2")
     r = ctlrun("show", "-j")
     try:
         j = json.loads(r.stdout)
