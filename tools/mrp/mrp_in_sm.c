@@ -549,6 +549,23 @@ void mrp_in_sm_in_open(struct mrp_in_sm *sm, uint64_t now, bool open,
 	mim_loss(sm, now, open, out);
 }
 
+int mrp_in_open_flags(int flags[MRP_IN_PORTS], unsigned pi, bool flag)
+{
+	int was;
+	unsigned i;
+
+	if (pi >= MRP_IN_PORTS)
+		return -1;
+	was = flags[pi];
+	flags[pi] = flag;
+	if (!flag)
+		return was == 1 ? 0 : -1;
+	for (i = 0; i < MRP_IN_PORTS; i++)
+		if (flags[i] != 1)
+			return -1;
+	return 1;
+}
+
 void mrp_in_sm_frame(struct mrp_in_sm *sm, uint64_t now, unsigned port,
 		     const struct mrp_pdu *pdu, struct mrp_in_actions *out)
 {

@@ -187,6 +187,17 @@ void mrp_in_sm_link(struct mrp_in_sm *sm, uint64_t now, unsigned port,
  */
 void mrp_in_sm_in_open(struct mrp_in_sm *sm, uint64_t now, bool open,
 		       struct mrp_in_actions *out);
+/*
+ * What a notification of port @pi (0, 1 or MRP_IN_PORT_I) carrying
+ * IFLA_BRPORT_MRP_IN_OPEN = @flag means, given the three ports' flags
+ * as last read (@flags, -1 unknown; updated): 1 a loss to pass to
+ * mrp_in_sm_in_open(open=true), every time all three are set after it;
+ * 0 a regain (open=false), the port's flag went from 1 to 0; -1
+ * nothing.  The bridge sets all three on a loss but clears only the
+ * port an own InTest came back through, and only while the
+ * interconnection is open: one port's changes alone say nothing.
+ */
+int mrp_in_open_flags(int flags[MRP_IN_PORTS], unsigned pi, bool flag);
 /* A valid MRP frame arrived on port (0, 1 or MRP_IN_PORT_I). */
 void mrp_in_sm_frame(struct mrp_in_sm *sm, uint64_t now, unsigned port,
 		     const struct mrp_pdu *pdu, struct mrp_in_actions *out);

@@ -1386,25 +1386,20 @@ static void in_open_notify(struct ring *r, unsigned pi, bool flag,
 			   uint64_t now, struct mrp_in_actions *acts)
 {
 	struct inter *in = r->in;
-	int was = in->in_open[pi];
-	unsigned i;
-	bool all = true;
 
-	in->in_open[pi] = flag;
-	if (!flag) {
-		if (was == 1) {
-			DBG("%s interconnection %u: %s: InTest back",
-			    r->br_name, in->id, in_port(r, pi)->name);
-			mrp_in_sm_in_open(&in->sm, now, false, acts);
-		}
-		return;
-	}
-	for (i = 0; i < MRP_IN_PORTS; i++)
-		all &= in->in_open[i] == 1;
-	if (all) {
+	switch (mrp_in_open_flags(in->in_open, pi, flag)) {
+	case 0:
+		DBG("%s interconnection %u: %s: InTest back", r->br_name,
+		    in->id, in_port(r, pi)->name);
+		mrp_in_sm_in_open(&in->sm, now, false, acts);
+		break;
+	case 1:
 		logmsg(2, "%s interconnection %u: %s: InTest lost",
 		       r->br_name, in->id, in_port(r, pi)->name);
 		mrp_in_sm_in_open(&in->sm, now, true, acts);
+		break;
+	default:
+		break;
 	}
 }
 

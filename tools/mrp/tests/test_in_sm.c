@@ -901,8 +901,38 @@ static void in_del_wait_args(void)
 	}
 }
 
+/* Quirk 1: the three ports' IN_OPEN flags read together */
+static void in_open_flags_together(void)
+{
+	int f[MRP_IN_PORTS] = { -1, -1, -1 };
+
+	/* a loss: the bridge sets all three, one notification each */
+	CHECK_EQ(mrp_in_open_flags(f, 0, true), -1);
+	CHECK_EQ(mrp_in_open_flags(f, 1, true), -1);
+	CHECK_EQ(mrp_in_open_flags(f, MRP_IN_PORT_I, true), 1);
+	/* repeated every interval: passed on each time (the MIM decides) */
+	CHECK_EQ(mrp_in_open_flags(f, 0, true), 1);
+	/* an own InTest back through ring port 1: the regain, once */
+	CHECK_EQ(mrp_in_open_flags(f, 1, false), 0);
+	CHECK_EQ(mrp_in_open_flags(f, 1, false), -1);
+	/* the other two stay set (closing does not clear them): no loss
+	 * until the bridge sets port 1 again */
+	CHECK_EQ(mrp_in_open_flags(f, 0, true), -1);
+	CHECK_EQ(mrp_in_open_flags(f, MRP_IN_PORT_I, true), -1);
+	CHECK_EQ(mrp_in_open_flags(f, 1, true), 1);
+	/* a flag unknown until read is no regain */
+	{
+		int g[MRP_IN_PORTS] = { -1, 1, 1 };
+
+		CHECK_EQ(mrp_in_open_flags(g, 0, false), -1);
+		CHECK_EQ(mrp_in_open_flags(g, 3, true), -1);
+		CHECK(g[0] == 0 && g[1] == 1 && g[2] == 1, "flags kept");
+	}
+}
+
 int main(void)
 {
+	RUN(in_open_flags_together);
 	RUN(in_args_round_trip);
 	RUN(in_args_errors);
 	RUN(in_del_wait_args);
