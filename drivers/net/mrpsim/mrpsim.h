@@ -232,6 +232,8 @@ struct mrpsim_port {
  * @in_role: interconnection role of the ring (BR_MRP_IN_ROLE_*), which
  *	the bridge runs in software
  * @test_hw: the engine generates or monitors MRP_Test frames
+ * @sw_closed: the software last wrote RING_STATE closed; a RING_STATE
+ *	that reads open since is the recovery assist's doing
  * @gen: generation of the engine's current (or last) test; events of
  *	another generation are stale (read without RTNL by the event thread)
  *
@@ -251,6 +253,7 @@ struct mrpsim_mrp {
 	bool role_hw;
 	u8 in_role;
 	bool test_hw;
+	bool sw_closed;
 	u8 gen;
 };
 
@@ -349,6 +352,8 @@ struct mrpsim_fdb {
  * @assist_hold: engine instances whose recovery assist opened the ring and
  *	whose software has not written the ring's state since: their regain
  *	waits (mrpsim_mrp_port_take())
+ * @assist_check: engine instances whose MRP_ASSIST event may have been
+ *	lost: the MRP work compares RING_STATE with what software wrote
  * @assist_work: takes what the recovery assist did into the driver's state
  * @errors: device errors by code
  * @bad_events: malformed events from the device
@@ -385,6 +390,7 @@ struct mrpsim {
 	struct work_struct mrp_work;
 	unsigned long assist_opened;
 	unsigned long assist_hold;
+	unsigned long assist_check;
 	struct work_struct assist_work;
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;

@@ -77,7 +77,10 @@
  * so a regain after an opening of the assist waits until the software
  * has written the ring's state (mrpsim_mrp_port_take()): the daemon
  * would read a loss and a regain that are both over as nothing to do,
- * and leave the secondary forwarding on a closed ring.
+ * and leave the secondary forwarding on a closed ring.  Events lost on
+ * the way may take the MRP_ASSIST event with them: after a resync a
+ * RING_STATE that reads open where the software wrote closed says the
+ * assist opened the ring (mrpsim_mrp_assist_check()).
  * With the parameter off the device does exactly what it did without
  * the assist.
  *
@@ -217,6 +220,7 @@ static int mrpsim_mrp_hw_setup(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PRIO, mrp->prio);
 	/* A new ring starts open with no transitions, as in the bridge. */
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_OPEN);
+	mrp->sw_closed = false;
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_TRANSITIONS, 0);
 	mrpsim_mrp_write_sa(sw, mrp);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_PORTS, ports);
@@ -718,6 +722,7 @@ static int mrpsim_mrp_state_add(struct mrpsim_port *port,
 	if (val == MRPSIM_RSTATE_CLOSED)
 		mrpsim_mrp_closing(port->sw, mrp);
 	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_RING_STATE, val);
+	mrp->sw_closed = val == MRPSIM_RSTATE_CLOSED;
 
 	/* The software has taken the ring over from the recovery assist:
 	 * a regain that waited can be told now.
@@ -977,6 +982,55 @@ static unsigned int mrpsim_mrp_port_take(struct mrpsim_port *port, bool *lost)
 	return changes > 1 && *lost == port->mrp_reported ? 2 : 1;
 }
 
+/* The ring of engine instance @hw, read without locks: a ring torn
+ * down meanwhile is caught under mrp_lock by mrpsim_mrp_port_take().
+ */
+static struct mrpsim_mrp *mrpsim_mrp_of_hw(struct mrpsim *sw, int hw)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
+		if (READ_ONCE(sw->mrp[i].hw) == hw)
+			return &sw->mrp[i];
+
+	return NULL;
+}
+
+/* Events of engine instance @hw were lost, an MRP_ASSIST OPENED among
+ * them maybe: the engine's RING_STATE reads open where the software last
+ * wrote closed only if the assist opened the ring.  Hold its regain back
+ * as mrpsim_mrp_assist_event() would have, and report the ring ports
+ * lost even if the break is over and its events were lost too
+ * (mrpsim_mrp_port_take()).  Under mrp_lock, which the software's
+ * RING_STATE writes take too.
+ */
+static void mrpsim_mrp_assist_check(struct mrpsim *sw, int hw)
+{
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, hw);
+	struct net_device *dev[2];
+	unsigned int k;
+	u8 gen;
+
+	if (!mrp || !mrp->test_hw || !mrp->sw_closed ||
+	    mrpsim_mrp_read(sw, hw, MRPSIM_MRP_RING_STATE) !=
+	    MRPSIM_RSTATE_OPEN ||
+	    test_and_set_bit(hw, &sw->assist_hold))
+		return;
+	gen = FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK,
+			mrpsim_mrp_read(sw, hw, MRPSIM_MRP_STATUS));
+	dev[0] = mrp->p_dev;
+	dev[1] = mrp->s_dev;
+	for (k = 0; k < 2; k++) {
+		struct mrpsim_port *port = mrpsim_mrp_local(sw, dev[k]);
+
+		if (!port)
+			continue;
+		WRITE_ONCE(port->mrp_hw, hw);
+		WRITE_ONCE(port->mrp_gen, gen);
+		atomic_inc(&port->mrp_changes);
+	}
+}
+
 static void mrpsim_mrp_test_done(struct mrpsim *sw, int hw)
 {
 	unsigned int i;
@@ -1017,6 +1071,9 @@ void mrpsim_mrp_work(struct work_struct *work)
 	for (hw = 0; hw < sw->num_rings; hw++)
 		if (test_and_clear_bit(hw, &sw->mrp_test_done))
 			mrpsim_mrp_test_done(sw, hw);
+	for (hw = 0; hw < sw->num_rings; hw++)
+		if (test_and_clear_bit(hw, &sw->assist_check))
+			mrpsim_mrp_assist_check(sw, hw);
 	for (i = 0; i < sw->num_ports; i++)
 		reports[i] = mrpsim_mrp_port_take(sw->ports[i], &lost[i]);
 	for (i = 0; i < sw->num_ports; i++)
@@ -1054,6 +1111,13 @@ void mrpsim_mrp_resync(struct mrpsim *sw)
 	};
 	bool changed = false;
 	unsigned int i, k;
+
+	/* Before the changes below: the work that takes them checks first
+	 * whether an MRP_ASSIST OPENED was among the events lost.
+	 */
+	if (READ_ONCE(sw->assist))
+		for (i = 0; i < sw->num_rings; i++)
+			set_bit(i, &sw->assist_check);
 
 	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
 		struct mrpsim_mrp *mrp = &sw->mrp[i];
@@ -1115,20 +1179,6 @@ bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
 		if (atomic_read(&sw->ports[i]->mrp_changes))
 			return true;
 	return false;
-}
-
-/* The ring of engine instance @hw,, read without locks: a ring torn
- * down meanwhile is caught under mrp_lock by mrpsim_mrp_port_take().
- */
-static struct mrpsim_mrp *mrpsim_mrp_of_hw(struct mrpsim *sw, int hw)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
-		if (READ_ONCE(sw->mrp[i].hw) == hw)
-			return &sw->mrp[i];
-
-	return NULL;
 }
 
 /* Is @ev from the test the engine instance runs now, or from one stopped
