@@ -206,6 +206,15 @@ def test_mrpd_assist_short_break(vm):
     S.assist_short_break(vm, 1)
 
 
+def test_mrpd_assist_lost_event(vm):
+    """The same short break with the switch's events lost on it, the
+    recovery assist's among them: the driver restarts its event queue,
+    finds in the switch's registers that the assist opened the ring, and
+    mrpd still opens and closes it (tests/mrpscale.py)."""
+    S.started(vm, PROFILE)
+    S.assist_short_break(vm, 1, lose_events=True)
+
+
 # IEC 62439-2's four recovery profiles: (MRP_Test interval us, max-miss)
 PROFILES = {10: (1000, 3), 30: (3500, 3), 200: (20000, 3), 500: (50000, 5)}
 
