@@ -154,6 +154,10 @@ def run_guest_module(res, path, pattern, keep, long=None):
                    "%s: %s" % (type(e).__name__, e))
         return
     print("# guest %s: booted in %.1f s" % (base, time.monotonic() - t0))
+    for why in vm.boot_hangs:
+        # a QEMU TCG fault, not the guest's (vm.BootHang)
+        print("# guest %s: a boot hung and was booted again: %s" % (
+            base, why))
     leaks = ""
     # test_nets provokes splats on purpose and checks them itself.
     expects_splats = getattr(mod, "EXPECTS_SPLATS", False)
