@@ -11,7 +11,9 @@ One guest, three rings:
   - three mrpsim switches started with mrp=off (the driver declines the
     ring role and the bridge runs MRP in software on the same driver):
     ring.sh;
-  - four software bridges joined by veth pairs: ring.sh and mra.sh.
+  - four software bridges joined by veth pairs: ring.sh and mra.sh;
+  - two rings of four software bridges joined by an interconnection
+    (interconnect.sh).
 mrpd runs unchanged on all three.
 """
 
@@ -24,7 +26,8 @@ SW = 3          # switches 4..6: mrp=off
 # make check-long: the scripts on the software path, mrpsim and veth
 # (make check runs them offloaded; test_mrp_sw.py runs mrpd on the
 # software path).
-LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra", "veth_restart")
+LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra", "veth_restart",
+        "veth_interconnect")
 
 
 def ring_ports(first, n):
@@ -68,6 +71,11 @@ def test_mrpsim_restart_software(vm):
 
 def test_mrpsim_ring_software(vm):
     yield from script(vm, "ring.sh", ring_ports(HW, SW))
+
+
+def test_veth_interconnect(vm):
+    # two veth rings of 4 joined by an interconnection (MIM and 3 MICs)
+    yield from script(vm, "interconnect.sh")
 
 
 def test_veth_ring(vm):

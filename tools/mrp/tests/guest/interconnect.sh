@@ -1,0 +1,286 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Two MRP rings joined by an interconnection (IEC 62439-2 Ed. 2, RC
+# mode), every node in its own network namespace running its own mrpd:
+#
+#   ring 1: nodes 1-4 (MRM 3)        ring 2: nodes 5-8 (MRM 7)
+#   node 1 (MIM) pi ---- link A ---- pi node 5 (MIC)
+#   node 2 (MIC) pi ---- link B ---- pi node 6 (MIC)
+#
+# The interconnection closes with the MIM's interconnection port blocked
+# (the two links and the rings are a loop), a cut of either link opens
+# it and traffic between the rings takes the other link, a restore
+# closes it again, and no frame circles meanwhile.
+#
+# Default: veth pairs between software bridges.  With IN_PORTS="a1:b1:i1
+# ... a8:b8:i8" the same on existing ports (ak, bk the ring ports of node
+# k, bk cabled to a(k+1) within its ring, ik its interconnection port or
+# "-"; i1 cabled to i5, i2 to i6).
+# Output: "ok - ..." / "not ok - ..." lines, then "N passed, N failed".
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+IN_ID=10
+N=8
+MIM=1
+MRMS="3 7"
+
+ring_of() { [ "$1" -le 4 ] && echo 1 || echo 2; }
+# the next node in the node's own ring
+in_next() {
+	case $1 in
+	4) echo 1 ;;
+	8) echo 5 ;;
+	*) echo $(($1 + 1)) ;;
+	esac
+}
+# the node at the other end of node K's interconnection link, if any
+in_peer() {
+	case $1 in
+	1) echo 5 ;; 5) echo 1 ;; 2) echo 6 ;; 6) echo 2 ;; *) echo "" ;;
+	esac
+}
+
+in_ports() {
+	if [ -n "${IN_PORTS:-}" ]; then
+		_t=$(echo "$IN_PORTS" | tr ' ' '\n' | sed -n "${1}p")
+		_pa=$(echo "$_t" | cut -d: -f1)
+		_pb=$(echo "$_t" | cut -d: -f2)
+		_pi=$(echo "$_t" | cut -d: -f3)
+		[ "$_pi" = "-" ] && _pi=""
+	else
+		_pa=mrpv${1}a
+		_pb=mrpv${1}b
+		_pi=""
+		[ -n "$(in_peer "$1")" ] && _pi=mrpv${1}i
+	fi
+}
+
+in_setup() {
+	k=1
+	while [ "$k" -le "$N" ]; do
+		echo "netns add mrp$k"
+		k=$((k + 1))
+	done | ipb || return 1
+	k=1
+	while [ "$k" -le "$N" ]; do
+		if [ -n "${IN_PORTS:-}" ]; then
+			in_ports "$k"
+			for _p in $_pa $_pb $_pi; do
+				echo "link set $_p netns mrp$k"
+			done
+		else
+			j=$(in_next "$k")
+			echo "link add mrpv${k}b netns mrp$k type veth" \
+				"peer name mrpv${j}a netns mrp$j"
+			p=$(in_peer "$k")
+			if [ -n "$p" ] && [ "$k" -lt "$p" ]; then
+				echo "link add mrpv${k}i netns mrp$k type veth" \
+					"peer name mrpv${p}i netns mrp$p"
+			fi
+		fi
+		k=$((k + 1))
+	done | ipb || return 1
+	k=1
+	while [ "$k" -le "$N" ]; do
+		in_ports "$k"
+		{
+			echo "link set lo up"
+			echo "link add br0 address 02:00:00:00:0$k:00 type bridge"
+			echo "link set $_pa name pa"
+			echo "link set $_pb name pb"
+			[ -n "$_pi" ] && echo "link set $_pi name pi"
+			# the interconnection links come up once every
+			# node has its role: until the MIM blocks its
+			# port they and the rings are a loop
+			for _p in pa pb ${_pi:+pi}; do
+				echo "link set $_p master br0"
+			done
+			echo "link set pa up"
+			echo "link set pb up"
+			echo "link set br0 up"
+			echo "addr add 192.0.2.$k/24 dev br0"
+		} | ipb "$k" || return 1
+		k=$((k + 1))
+	done
+}
+
+in_teardown() {
+	k=1
+	while [ "$k" -le "$N" ]; do
+		daemon_stop "$k" TERM
+		if [ -n "${IN_PORTS:-}" ]; then
+			in_ports "$k"
+			{
+				echo "link set br0 down"
+				echo "link set pa nomaster"
+				echo "link set pb nomaster"
+				echo "link set pa name $_pa"
+				echo "link set pb name $_pb"
+				echo "link set $_pa netns 1"
+				echo "link set $_pb netns 1"
+				if [ -n "$_pi" ]; then
+					echo "link set pi nomaster"
+					echo "link set pi name $_pi"
+					echo "link set $_pi netns 1"
+				fi
+			} | ipb "$k" 2>/dev/null
+		fi
+		k=$((k + 1))
+	done
+	k=1
+	while [ "$k" -le "$N" ]; do
+		echo "netns del mrp$k"
+		k=$((k + 1))
+	done | ipb 2>/dev/null
+}
+
+# wait_in NODE KEY VALUE: block in mrpd until the interconnection gets there
+wait_in() { ctl "$1" wait br0 interconnection "$IN_ID" "$2" "$3" timeout "$T"; }
+wait_ring_of() {
+	ctl "$1" wait br0 ring "$(ring_of "$1")" "$2" "$3" timeout "$T"
+}
+# port_state NODE PORT STATE: the bridge has PORT in STATE
+port_state() { nsx "$1" bridge link show dev "$2" | grep -q "state $3"; }
+# wait_port NODE PORT STATE: poll the bridge until PORT is in STATE
+# (mrpd has no wait for a MIC's port), at most T ms
+wait_port() {
+	_i=0
+	while [ "$_i" -lt $((T / 100)) ]; do
+		port_state "$@" && return 0
+		sleep 0.1  # poll interval
+		_i=$((_i + 1))
+	done
+	port_state "$@"
+}
+# in_counter NAME: a counter of the MIM's interconnection (show -j)
+in_counter() {
+	ctl "$MIM" show -j | sed 's/.*"interconnections"://' |
+		tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\\([0-9]*\\)\$/\\1/p" |
+		head -n 1
+}
+# link_in A|B up|down: an interconnection link, both ends
+link_in() {
+	if [ "$1" = A ]; then
+		ipn 1 link set pi "$2"
+		ipn 5 link set pi "$2"
+	else
+		ipn 2 link set pi "$2"
+		ipn 6 link set pi "$2"
+	fi
+}
+# rx_packets NODE PORT (from /proc/net/dev: nsenter leaves /sys alone)
+rx_packets() {
+	nsx "$1" cat /proc/net/dev | tr ':' ' ' |
+		awk -v p="$2" '$1 == p { print $3 }'
+}
+# no_storm: over 2 s, no port of an interconnection node receives more
+# than STORM_MAX frames (default 1000; the rings' and the
+# interconnection's test frames are a few hundred, a loop tens of
+# thousands); prints the busiest port
+STORM_MAX=${STORM_MAX:-1000}
+no_storm() {
+	_before=""
+	for k in 1 2 5 6; do
+		for p in pa pb pi; do
+			_before="$_before $(rx_packets "$k" "$p")"
+		done
+	done
+	sleep 2  # the span over which frames are counted
+	# shellcheck disable=SC2086
+	set -- $_before
+	_max=0 _at=""
+	for k in 1 2 5 6; do
+		for p in pa pb pi; do
+			_now=$(rx_packets "$k" "$p")
+			_d=$((${_now:-0} - ${1:-0}))
+			shift
+			if [ "$_d" -gt "$_max" ]; then
+				_max=$_d _at="node $k $p"
+			fi
+		done
+	done
+	echo "busiest port $_at: $_max frames in 2 s, at most $STORM_MAX"
+	[ "$_max" -le "$STORM_MAX" ]
+}
+# storm_check NAME: no_storm as a check whose name shows the figure
+storm_check() {
+	if _out=$(no_storm 2>&1); then
+		ok "$1 ($_out)"
+	else
+		not_ok "$1 ($_out)"
+	fi
+}
+
+trap 'in_teardown' EXIT
+if ! in_setup; then
+	not_ok "eight nodes with their bridges and ports"
+	summary
+	exit 1
+fi
+
+daemons_start
+for k in 2 4 1 6 8 5; do
+	check "MRC added on node $k (ring $(ring_of "$k"))" \
+		ctl "$k" add br0 ring "$(ring_of "$k")" primary pa secondary pb \
+		profile "$PROFILE" role mrc
+done
+for k in $MRMS; do
+	check "MRM added on node $k (ring $(ring_of "$k"))" \
+		ctl "$k" add br0 ring "$(ring_of "$k")" primary pa secondary pb \
+		profile "$PROFILE" role mrm
+	check "MRM $k reports its ring closed" wait_ring_of "$k" ring closed
+done
+
+check "MIM added on node $MIM" ctl "$MIM" add br0 interconnection "$IN_ID" \
+	ring 1 port pi role mim
+for k in 2 5 6; do
+	check "MIC added on node $k" ctl "$k" add br0 interconnection "$IN_ID" \
+		ring "$(ring_of "$k")" port pi role mic
+done
+link_in A up
+link_in B up
+check "MIM reports the interconnection closed" wait_in "$MIM" in closed
+check "MIM blocks its interconnection port" port_state "$MIM" pi blocking
+check "MIC 2 forwards on its interconnection port" \
+	wait_port 2 pi forwarding
+show_lists() { ctl "$MIM" show -j | grep -q "\"in_id\":$IN_ID"; }
+check "mrpctl show -j lists the interconnection" show_lists
+storm_check "no storm with the interconnection closed"
+check "traffic between the rings (3 -> 7)" ping_ok 3 7
+check "traffic between the rings (1 -> 5)" ping_ok 1 5
+
+# Link B: the MIM's test frames stop coming back, it opens.
+opens=$(in_counter opens)
+link_in B down
+check "link B cut: MIM reports the interconnection open" \
+	wait_in "$MIM" in open
+check "link B cut: the MIM's interconnection port forwards" \
+	port_state "$MIM" pi forwarding
+check "link B cut: traffic 2 -> 6 takes link A" ping_ok 2 6
+link_in B up
+check "link B restored: MIM reports the interconnection closed" \
+	wait_in "$MIM" in closed
+check "link B restored: the MIM's interconnection port blocks" \
+	port_state "$MIM" pi blocking
+storm_check "link B restored: no storm"
+check "link B restored: traffic 3 -> 7" ping_ok 3 7
+o=$(in_counter opens)
+check "link B: the MIM opened once ($opens -> $o)" \
+	test "${o:-0}" -eq $((${opens:-0} + 1))
+
+# Link A, the MIM's own: its I-port is down, the traffic takes link B.
+link_in A down
+check "link A cut: MIM waits for its interconnection port" \
+	wait_in "$MIM" state AC_STAT1
+check "link A cut: traffic 1 -> 5 takes link B" ping_ok 1 5
+link_in A up
+check "link A restored: MIM reports the interconnection closed" \
+	wait_in "$MIM" in closed
+check "link A restored: the MIM's interconnection port blocks" \
+	port_state "$MIM" pi blocking
+storm_check "link A restored: no storm"
+check "link A restored: traffic 3 -> 7" ping_ok 3 7
+
+[ "$FAIL" -eq 0 ] || show_logs
+summary
