@@ -1,0 +1,69 @@
+"""MRP interconnection (IEC 62439-2 Ed. 2, RC mode) on mrpsim switches:
+two rings of four switches joined through four interconnection nodes,
+mrpd on every node (tools/mrp/tests/guest/interconnect.sh, which runs on
+veth in test_mrpd.py):
+
+  ring 1: switches 0-3            ring 2: switches 4-7
+  s0p2 (MIM) ---- link A ---- s4p2 (MIC)
+  s1p2 (MIC) ---- link B ---- s5p2 (MIC)
+
+The switches forward in hardware (l2_offload).  On the engine's path the
+rings' roles run in the switches and the interconnection in the bridge
+(the driver takes IN_ROLE with sw_backup, and forwards the bridges of
+interconnection nodes through the CPU: mrpsim_l2_mrp_in_software()); on
+the software fallback (devlink mrp_offload false) the bridges run
+everything.  The interconnection closes with the MIM's port blocked,
+cutting either link opens it and traffic between the rings takes the
+other, a restore closes it, and nothing circles.
+"""
+
+from vm import Topology
+
+N = 8
+# 6-7 minutes each in the debug guest: make check-long
+LONG = ("engine_rings", "software_fallback")
+INS = {0: 4, 1: 5}      # interconnection links, port 2 of each end
+
+
+def topology():
+    t = Topology()
+    for i in range(N):
+        t.switch(ports=3 if i in INS or i in INS.values() else 2)
+    for first in (0, 4):
+        for i in range(4):
+            t.cable((first + i, 1), (first + (i + 1) % 4, 0))
+    for a, b in INS.items():
+        t.cable((a, 2), (b, 2))
+    return t
+
+
+def in_ports():
+    """interconnect.sh's IN_PORTS: node k is switch k - 1."""
+    ends = set(INS) | set(INS.values())
+    return " ".join("s%dp0:s%dp1:%s" % (i, i, "s%dp2" % i if i in ends
+                                           else "-") for i in range(N))
+
+
+def setup(vm):
+    vm.check(". /mrpsim/lib.sh && load_driver l2_offload=1")
+
+
+def script(vm):
+    yield from vm.script_results("IN_PORTS='%s' sh /mrpsim/mrp/"
+                                 "interconnect.sh" % in_ports())
+
+
+def test_engine_rings(vm):
+    yield from script(vm)
+
+
+def test_software_fallback(vm):
+    vm.check(". /mrpsim/lib.sh && for d in /sys/bus/pci/drivers/mrpsim/"
+             "0000:*; do devlink dev param set pci/${d##*/} name mrp_offload "
+             "value false cmode runtime || exit 1; done")
+    try:
+        yield from script(vm)
+    finally:
+        vm.check("for d in /sys/bus/pci/drivers/mrpsim/0000:*; do devlink "
+                 "dev param set pci/${d##*/} name mrp_offload value true "
+                 "cmode runtime; done")
