@@ -205,12 +205,31 @@ int mrp_filter_mrp(int fd)
 	return 0;
 }
 
+/*
+ * The test options rings and interconnections share: interval (us),
+ * max-miss and period (us).  1 when k is one of them and val is good, -1
+ * when val is bad, 0 when k is another option.
+ */
+static int test_opt(const char *k, const char *val, uint32_t *interval,
+		    uint32_t *max_miss, uint32_t *period)
+{
+	if (!strcmp(k, "interval"))
+		return mrp_parse_u32(val, 10000000, interval) && *interval ?
+		       1 : -1;
+	if (!strcmp(k, "max-miss"))
+		return mrp_parse_u32(val, 255, max_miss) && *max_miss ? 1 : -1;
+	if (!strcmp(k, "period"))
+		return mrp_parse_u32(val, 3600000000u, period) &&
+		       *period >= 1000 ? 1 : -1;
+	return 0;
+}
+
 int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
 			unsigned default_profile, char *err, size_t errlen)
 {
 	bool have_id = false;
 	uint32_t v;
-	int i;
+	int i, t;
 
 	memset(a, 0, sizeof(*a));
 	a->role = -1;
@@ -259,17 +278,9 @@ int mrp_ring_args_parse(int argc, char **argv, struct mrp_ring_args *a,
 			if (!mrp_parse_u32(val, 0xffff, &v))
 				goto bad;
 			a->prio = (int)v;
-		} else if (!strcmp(k, "interval")) {
-			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
-			    !a->interval)
-				goto bad;
-		} else if (!strcmp(k, "max-miss")) {
-			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
-			    !a->max_miss)
-				goto bad;
-		} else if (!strcmp(k, "period")) {
-			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
-			    a->period < 1000)
+		} else if ((t = test_opt(k, val, &a->interval, &a->max_miss,
+					 &a->period))) {
+			if (t < 0)
 				goto bad;
 		} else if (!strcmp(k, "react")) {
 			if (!mrp_parse_u32(val, 1, &v))
@@ -459,7 +470,7 @@ int mrp_in_args_parse(int argc, char **argv, struct mrp_in_args *a, char *err,
 	struct mrp_in_cfg cfg;
 	const char *why;
 	uint32_t v;
-	int i;
+	int i, t;
 
 	memset(a, 0, sizeof(*a));
 	a->role = -1;
@@ -513,17 +524,9 @@ int mrp_in_args_parse(int argc, char **argv, struct mrp_in_args *a, char *err,
 			    !mrp_in_profile_get(v))
 				goto bad;
 			a->profile = v;
-		} else if (!strcmp(k, "interval")) {
-			if (!mrp_parse_u32(val, 10000000, &a->interval) ||
-			    !a->interval)
-				goto bad;
-		} else if (!strcmp(k, "max-miss")) {
-			if (!mrp_parse_u32(val, 255, &a->max_miss) ||
-			    !a->max_miss)
-				goto bad;
-		} else if (!strcmp(k, "period")) {
-			if (!mrp_parse_u32(val, 3600000000u, &a->period) ||
-			    a->period < 1000)
+		} else if ((t = test_opt(k, val, &a->interval, &a->max_miss,
+					 &a->period))) {
+			if (t < 0)
 				goto bad;
 		} else {
 			snprintf(err, errlen, "unknown option '%.40s'", k);

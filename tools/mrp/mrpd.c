@@ -312,11 +312,11 @@ static void ring_err(struct ring *r, const char *what, int err)
 
 /* ---- frame transmission ---- */
 
-static void send_frame(struct ring *r, unsigned pi, const uint8_t *buf,
-		       size_t len)
+/* Send an MRP frame on port p if it is up, counted in c */
+static void port_send(const struct port *p, const uint8_t *buf, size_t len,
+		      struct counters *c)
 {
 	struct sockaddr_ll sll;
-	struct port *p = &r->port[pi];
 
 	if (!p->up || !len)
 		return;
@@ -328,11 +328,17 @@ static void send_frame(struct ring *r, unsigned pi, const uint8_t *buf,
 	memcpy(sll.sll_addr, buf, 6);
 	if (sendto(g.pkt_fd, buf, len, 0, (struct sockaddr *)&sll,
 		   sizeof(sll)) < 0) {
-		r->c.tx_err++;
+		c->tx_err++;
 		DBG("%s: send failed: %s", p->name, strerror(errno));
 		return;
 	}
-	r->c.tx++;
+	c->tx++;
+}
+
+static void send_frame(struct ring *r, unsigned pi, const uint8_t *buf,
+		       size_t len)
+{
+	port_send(&r->port[pi], buf, len, &r->c);
 }
 
 static void fill_tx(struct ring *r, unsigned pi, struct mrp_tx *tx)
@@ -1013,25 +1019,7 @@ static uint16_t in_port_role(const struct ring *r, unsigned pi)
 static void in_send(struct ring *r, unsigned pi, const uint8_t *buf,
 		    size_t len)
 {
-	struct sockaddr_ll sll;
-	struct port *p = in_port(r, pi);
-	struct inter *in = r->in;
-
-	if (!p->up || !len)
-		return;
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_ifindex = p->ifindex;
-	sll.sll_protocol = htons(MRP_ETHERTYPE);
-	sll.sll_halen = 6;
-	memcpy(sll.sll_addr, buf, 6);
-	if (sendto(g.pkt_fd, buf, len, 0, (struct sockaddr *)&sll,
-		   sizeof(sll)) < 0) {
-		in->c.tx_err++;
-		DBG("%s: send failed: %s", p->name, strerror(errno));
-		return;
-	}
-	in->c.tx++;
+	port_send(in_port(r, pi), buf, len, &r->in->c);
 }
 
 static void in_fill_tx(struct ring *r, unsigned pi, struct mrp_tx *tx)
