@@ -112,7 +112,9 @@ in_teardown() {
 		if [ -n "${IN_PORTS:-}" ]; then
 			in_ports "$k"
 			{
-				echo "link set br0 down"
+				# a device is renamed only while down
+				echo "link set pa down"
+				echo "link set pb down"
 				echo "link set pa nomaster"
 				echo "link set pb nomaster"
 				echo "link set pa name $_pa"
@@ -120,6 +122,7 @@ in_teardown() {
 				echo "link set $_pa netns 1"
 				echo "link set $_pb netns 1"
 				if [ -n "$_pi" ]; then
+					echo "link set pi down"
 					echo "link set pi nomaster"
 					echo "link set pi name $_pi"
 					echo "link set $_pi netns 1"
