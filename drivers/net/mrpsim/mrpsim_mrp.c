@@ -1113,11 +1113,14 @@ void mrpsim_mrp_resync(struct mrpsim *sw)
 	unsigned int i, k;
 
 	/* Before the changes below: the work that takes them checks first
-	 * whether an MRP_ASSIST OPENED was among the events lost.
+	 * whether an MRP_ASSIST OPENED was among the events lost, and runs
+	 * for that even if no port's state changed (the break is over).
 	 */
-	if (READ_ONCE(sw->assist))
+	if (READ_ONCE(sw->assist)) {
 		for (i = 0; i < sw->num_rings; i++)
 			set_bit(i, &sw->assist_check);
+		changed = true;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
 		struct mrpsim_mrp *mrp = &sw->mrp[i];
