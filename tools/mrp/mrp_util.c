@@ -634,3 +634,92 @@ int mrp_in_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 	snprintf(val, vallen, "%s", argv[5]);
 	return 0;
 }
+
+/* ---- config and state files ---- */
+
+bool mrp_ring_args_same(const struct mrp_ring_args *a,
+			const struct mrp_ring_args *b)
+{
+	return a->id == b->id && !strcmp(a->br, b->br);
+}
+
+/* Add the ring of line @argv (argv[0] "add") to @c; 0 or why not. */
+static const char *conf_ring(struct mrp_conf *c, int argc, char **argv,
+			     unsigned default_profile, char *why,
+			     size_t whylen)
+{
+	struct mrp_ring_args *a = &c->a[c->n];
+	unsigned i;
+
+	if (c->n >= MRPD_MAX_RINGS) {
+		snprintf(why, whylen, "more than %u rings",
+			 (unsigned)MRPD_MAX_RINGS);
+		return why;
+	}
+	if (mrp_ring_args_parse(argc, argv, a, default_profile, why, whylen))
+		return why;
+	for (i = 0; i < c->n; i++) {
+		if (mrp_ring_args_same(&c->a[i], a)) {
+			snprintf(why, whylen, "ring %u of %s again", a->id,
+				 a->br);
+			return why;
+		}
+	}
+	c->n++;
+	return NULL;
+}
+
+/* One line (modified): NULL, or why it is bad. */
+static const char *conf_line(struct mrp_conf *c, char *line,
+			     unsigned default_profile, char *why,
+			     size_t whylen)
+{
+	char *argv[34], *hash = strchr(line, '#');
+	int argc;
+
+	if (hash)
+		*hash = 0;
+	line[strcspn(line, "\r\n")] = 0;
+	argv[0] = "add";
+	argc = mrp_split(line, argv + 1, 32);
+	if (argc < 0)
+		return "too many words";
+	if (!argc)
+		return NULL;
+	/* argv[0] "add" unless the line has it */
+	if (!strcmp(argv[1], "add"))
+		return conf_ring(c, argc, argv + 1, default_profile, why,
+				 whylen);
+	return conf_ring(c, argc + 1, argv, default_profile, why, whylen);
+}
+
+int mrp_conf_read(const char *path, struct mrp_conf *c,
+		  unsigned default_profile, char *err, size_t errlen)
+{
+	char line[MRPD_MAX_LINE + 8], why[300];
+	unsigned lineno = 0;
+	const char *bad = NULL;
+	FILE *f = fopen(path, "r");
+
+	memset(c, 0, sizeof(*c));
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	while (!bad && fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(f))
+			bad = "line too long";
+		else
+			bad = conf_line(c, line, default_profile, why,
+					sizeof(why));
+	}
+	fclose(f);
+	if (!bad)
+		return 0;
+	snprintf(err, errlen, "%s:%u: %s", path, lineno, bad);
+	memset(c, 0, sizeof(*c));
+	return -EINVAL;
+}

@@ -149,4 +149,27 @@ int mrp_in_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 /* argv is "CMD BRIDGE interconnection ...": an interconnection request */
 bool mrp_is_in_request(int argc, char **argv);
 
+/*
+ * mrpd's config file and state file: one ring per line in the words of
+ * `add` (a leading "add" is optional); '#' starts a comment.
+ */
+#define MRPD_MAX_RINGS		64
+
+struct mrp_conf {
+	struct mrp_ring_args a[MRPD_MAX_RINGS];
+	bool failed[MRPD_MAX_RINGS];	/* mrpd: creating it failed, logged */
+	unsigned n;
+};
+
+/* Same bridge and ring ID */
+bool mrp_ring_args_same(const struct mrp_ring_args *a,
+			const struct mrp_ring_args *b);
+/*
+ * Read file @path into @c (default_profile for rings without one): 0,
+ * -errno when it cannot be opened ("FILE: why" in @err), -EINVAL with
+ * "FILE:LINE: why" for a bad line; @c is then empty.
+ */
+int mrp_conf_read(const char *path, struct mrp_conf *c,
+		  unsigned default_profile, char *err, size_t errlen);
+
 #endif

@@ -61,7 +61,7 @@
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS	59
 #endif
-#define MAX_RINGS	64
+#define MAX_RINGS	MRPD_MAX_RINGS
 #define CLIENT_OUT_MAX	(256 * 1024)
 
 struct port {
@@ -1475,25 +1475,13 @@ static void in_frame(struct ring *r, unsigned pi, const struct mrp_pdu *pdu,
 
 /* ---- configuration: the config file and the state kept under /run ---- */
 
-/* Rings of a file: the config file, or the state file of a previous run. */
-struct ring_list {
-	struct mrp_ring_args a[MAX_RINGS];
-	bool failed[MAX_RINGS];	/* creating it failed, logged once */
-	unsigned n;
-};
-
-static struct ring_list conf;	/* the config file as last read */
-
-static bool args_same_ring(const struct mrp_ring_args *a, const struct mrp_ring_args *b)
-{
-	return a->id == b->id && !strcmp(a->br, b->br);
-}
+static struct mrp_conf conf;	/* the config file as last read */
 
 /* What the kernel instance was made of: bridge, ports, priority, role. */
 static bool args_same_instance(const struct mrp_ring_args *a,
 			       const struct mrp_ring_args *b)
 {
-	return args_same_ring(a, b) && !strcmp(a->p, b->p) &&
+	return mrp_ring_args_same(a, b) && !strcmp(a->p, b->p) &&
 	       !strcmp(a->s, b->s) && a->role == b->role &&
 	       a->prio == b->prio;
 }
@@ -1508,78 +1496,11 @@ static bool args_equal(const struct mrp_ring_args *a, const struct mrp_ring_args
 	       (!a->has_domain || !memcmp(a->domain, b->domain, 16));
 }
 
-/*
- * Read a file of rings, one per line as `mrpctl add` takes them (a
- * leading "add" is optional); '#' starts a comment.  -ENOENT when the
- * file does not exist, -EINVAL with "FILE:LINE: why" in @err.
- */
-static int read_rings(const char *path, struct ring_list *l, char *err,
-		      size_t errlen)
+/* A config or state file (mrp_conf_read()), with mrpd's default profile */
+static int read_conf(const char *path, struct mrp_conf *c, char *err,
+		     size_t errlen)
 {
-	char line[MRPD_MAX_LINE + 8];
-	unsigned lineno = 0, i;
-	FILE *f = fopen(path, "r");
-
-	memset(l, 0, sizeof(*l));
-	if (!f) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *argv[33], *hash = strchr(line, '#');
-		char why[300];
-		int argc;
-
-		lineno++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "%s:%u: line too long", path,
-				 lineno);
-			goto bad;
-		}
-		if (hash)
-			*hash = 0;
-		line[strcspn(line, "\r\n")] = 0;
-		argv[0] = "add";
-		argc = mrp_split(line, argv + 1, 32);
-		if (argc < 0) {
-			snprintf(err, errlen, "%s:%u: too many words", path,
-				 lineno);
-			goto bad;
-		}
-		if (!argc)
-			continue;
-		if (l->n >= MAX_RINGS) {
-			snprintf(err, errlen, "%s:%u: more than %u rings", path,
-				 lineno, (unsigned)MAX_RINGS);
-			goto bad;
-		}
-		/* argv[0] "add" unless the line has it */
-		if (!strcmp(argv[1], "add") ?
-		    mrp_ring_args_parse(argc, argv + 1, &l->a[l->n],
-					g.default_profile, why, sizeof(why)) :
-		    mrp_ring_args_parse(argc + 1, argv, &l->a[l->n],
-					g.default_profile, why, sizeof(why))) {
-			snprintf(err, errlen, "%s:%u: %s", path, lineno, why);
-			goto bad;
-		}
-		for (i = 0; i < l->n; i++) {
-			if (args_same_ring(&l->a[i], &l->a[l->n])) {
-				snprintf(err, errlen, "%s:%u: ring %u of %s "
-					 "again", path, lineno, l->a[i].id,
-					 l->a[i].br);
-				goto bad;
-			}
-		}
-		l->n++;
-	}
-	fclose(f);
-	return 0;
-bad:
-	fclose(f);
-	l->n = 0;
-	return -EINVAL;
+	return mrp_conf_read(path, c, g.default_profile, err, errlen);
 }
 
 /*
@@ -1695,7 +1616,7 @@ static void guess_args(const struct mrp_nl_ring *k, struct mrp_ring_args *a)
  */
 static void reclaim(void)
 {
-	struct ring_list *saved = calloc(1, sizeof(*saved));
+	struct mrp_conf *saved = calloc(1, sizeof(*saved));
 	struct stale *s = calloc(1, sizeof(*s));
 	char err[300] = "";
 	unsigned i, j;
@@ -1704,7 +1625,7 @@ static void reclaim(void)
 	if (!s || !saved)
 		goto out;
 	if (g.state_path[0]) {
-		e = read_rings(g.state_path, saved, err, sizeof(err));
+		e = read_conf(g.state_path, saved, err, sizeof(err));
 		if (e && e != -ENOENT)
 			LOG("state: %s: ignored", err);
 	}
@@ -1726,7 +1647,7 @@ static void reclaim(void)
 		a.id = k->ring_id;
 		guess_args(k, &a);
 		for (j = 0; j < conf.n && !c; j++)
-			if (args_same_ring(&conf.a[j], &a))
+			if (mrp_ring_args_same(&conf.a[j], &a))
 				c = &conf.a[j];
 		if (c && (strcmp(c->p, a.p) || strcmp(c->s, a.s) ||
 			  (c->prio >= 0 && c->prio != a.prio))) {
@@ -1743,7 +1664,7 @@ static void reclaim(void)
 			from = "the config file";
 		} else {
 			for (j = 0; j < saved->n && !c; j++)
-				if (args_same_ring(&saved->a[j], &a) &&
+				if (mrp_ring_args_same(&saved->a[j], &a) &&
 				    !strcmp(saved->a[j].p, a.p) &&
 				    !strcmp(saved->a[j].s, a.s) &&
 				    saved->a[j].role == a.role)
@@ -1850,7 +1771,7 @@ static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
  */
 static void reload_config(void)
 {
-	struct ring_list *n = calloc(1, sizeof(*n));
+	struct mrp_conf *n = calloc(1, sizeof(*n));
 	struct ring *r, *next;
 	char err[300];
 	unsigned i;
@@ -1860,7 +1781,7 @@ static void reload_config(void)
 		free(n);
 		return;
 	}
-	e = read_rings(g.config, n, err, sizeof(err));
+	e = read_conf(g.config, n, err, sizeof(err));
 	if (e && !(e == -ENOENT && !g.config_given)) {
 		LOG("config: %s: not reloaded", err);
 		free(n);
@@ -1871,7 +1792,7 @@ static void reload_config(void)
 
 		next = r->next;
 		for (i = 0; i < n->n && !a; i++)
-			if (args_same_ring(&n->a[i], &r->args))
+			if (mrp_ring_args_same(&n->a[i], &r->args))
 				a = &n->a[i];
 		if (!a) {
 			if (r->from_conf) {
@@ -3195,7 +3116,7 @@ int main(int argc, char **argv)
 	if (g.config[0]) {
 		char err[400];
 
-		e = read_rings(g.config, &conf, err, sizeof(err));
+		e = read_conf(g.config, &conf, err, sizeof(err));
 		if (e == -EINVAL || (e && g.config_given)) {
 			fprintf(stderr, "mrpd: %s\n", err);
 			return 2;

@@ -27,6 +27,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run "$O/tests/test_sm"
 run "$O/tests/test_in_sm"
 run "$O/tests/test_frame"
+run "$O/tests/test_conf"
 run "$O/tests/test_nl"
 run sh "$here/tshark.sh" "$O/tests/mkframes" "$O/tests/out"
 if command -v python3 >/dev/null 2>&1; then
