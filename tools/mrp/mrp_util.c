@@ -669,28 +669,70 @@ static const char *conf_ring(struct mrp_conf *c, int argc, char **argv,
 	return NULL;
 }
 
+bool mrp_in_args_same(const struct mrp_in_args *a,
+		      const struct mrp_in_args *b)
+{
+	return a->id == b->id && !strcmp(a->br, b->br);
+}
+
+/* Add the interconnection of line @argv to @c; 0 or why not. */
+static const char *conf_in(struct mrp_conf *c, int argc, char **argv,
+			   char *why, size_t whylen)
+{
+	struct mrp_in_args *a = &c->in[c->nin];
+	unsigned i;
+
+	if (c->nin >= MRPD_MAX_RINGS) {
+		snprintf(why, whylen, "more than %u interconnections",
+			 (unsigned)MRPD_MAX_RINGS);
+		return why;
+	}
+	if (mrp_in_args_parse(argc, argv, a, why, whylen))
+		return why;
+	for (i = 0; i < c->nin; i++) {
+		const struct mrp_in_args *o = &c->in[i];
+
+		if (mrp_in_args_same(o, a)) {
+			snprintf(why, whylen, "interconnection %u of %s again",
+				 a->id, a->br);
+			return why;
+		}
+		if (o->ring == a->ring && !strcmp(o->br, a->br)) {
+			snprintf(why, whylen, "ring %u of %s has "
+				 "interconnection %u already (one per ring)",
+				 a->ring, a->br, o->id);
+			return why;
+		}
+	}
+	c->nin++;
+	return NULL;
+}
+
 /* One line (modified): NULL, or why it is bad. */
 static const char *conf_line(struct mrp_conf *c, char *line,
 			     unsigned default_profile, char *why,
 			     size_t whylen)
 {
-	char *argv[34], *hash = strchr(line, '#');
+	char *words[34], **argv = words, *hash = strchr(line, '#');
 	int argc;
 
 	if (hash)
 		*hash = 0;
 	line[strcspn(line, "\r\n")] = 0;
-	argv[0] = "add";
-	argc = mrp_split(line, argv + 1, 32);
+	words[0] = "add";
+	argc = mrp_split(line, words + 1, 32);
 	if (argc < 0)
 		return "too many words";
 	if (!argc)
 		return NULL;
 	/* argv[0] "add" unless the line has it */
-	if (!strcmp(argv[1], "add"))
-		return conf_ring(c, argc, argv + 1, default_profile, why,
-				 whylen);
-	return conf_ring(c, argc + 1, argv, default_profile, why, whylen);
+	if (strcmp(argv[1], "add"))
+		argc++;
+	else
+		argv++;
+	if (mrp_is_in_request(argc, argv))
+		return conf_in(c, argc, argv, why, whylen);
+	return conf_ring(c, argc, argv, default_profile, why, whylen);
 }
 
 int mrp_conf_read(const char *path, struct mrp_conf *c,

@@ -150,8 +150,10 @@ int mrp_in_wait_args_parse(int argc, char **argv, uint32_t *id, char *key,
 bool mrp_is_in_request(int argc, char **argv);
 
 /*
- * mrpd's config file and state file: one ring per line in the words of
- * `add` (a leading "add" is optional); '#' starts a comment.
+ * mrpd's config file and state file: one ring or interconnection per
+ * line in the words of `add` (a leading "add" is optional): a line whose
+ * second word is "interconnection" is one, any other a ring.  '#' starts
+ * a comment.
  */
 #define MRPD_MAX_RINGS		64
 
@@ -159,11 +161,18 @@ struct mrp_conf {
 	struct mrp_ring_args a[MRPD_MAX_RINGS];
 	bool failed[MRPD_MAX_RINGS];	/* mrpd: creating it failed, logged */
 	unsigned n;
+	/* interconnections: one per ring at most */
+	struct mrp_in_args in[MRPD_MAX_RINGS];
+	bool in_failed[MRPD_MAX_RINGS];
+	unsigned nin;
 };
 
 /* Same bridge and ring ID */
 bool mrp_ring_args_same(const struct mrp_ring_args *a,
 			const struct mrp_ring_args *b);
+/* Same bridge and interconnection ID */
+bool mrp_in_args_same(const struct mrp_in_args *a,
+		      const struct mrp_in_args *b);
 /*
  * Read file @path into @c (default_profile for rings without one): 0,
  * -errno when it cannot be opened ("FILE: why" in @err), -EINVAL with

@@ -96,6 +96,7 @@ struct inter {
 					 * ports and I-port, -1 unknown */
 	struct mrp_in_sm sm;
 	struct counters c;
+	bool from_conf;		/* an interconnection of the config file */
 	uint64_t created_us;
 	char last_err[200];
 	char kernel_warn[300];
@@ -155,8 +156,10 @@ static struct {
 	bool config_given;	/* -c: the file must exist */
 	const char *state_dir;	/* --state-dir */
 	char state_path[PATH_MAX];	/* "" when no state is kept */
-	bool state_dirty;	/* rings came or went: write_state() */
-	bool conf_retry;	/* a link a missing ring needs changed */
+	bool state_dirty;	/* rings or interconnections came or went:
+				 * write_state() */
+	bool conf_retry;	/* a link a missing ring or interconnection
+				 * needs changed, or a ring came */
 	int ready_fd;		/* -D: tells the parent we are ready */
 	bool daemon;
 	bool clean_stale;
@@ -1325,6 +1328,7 @@ static int in_create(const struct mrp_in_args *a, char *err, size_t errlen)
 		free(in);
 		return -EIO;
 	}
+	g.state_dirty = true;
 	LOG("%s interconnection %u added: ring %u port %s role %s mode %s "
 	    "profile %u test %u us x %u", r->br_name, in->id, r->id,
 	    in->iport.name, mrp_in_role_name(cfg.role),
@@ -1356,6 +1360,7 @@ static void in_delete(struct ring *r, bool kernel)
 		mrp_nl_port_flush(&g.req, in->iport.ifindex);
 	}
 	LOG("%s interconnection %u removed", r->br_name, in->id);
+	g.state_dirty = true;
 	r->in = NULL;
 	free(in);
 }
@@ -1504,9 +1509,10 @@ static int read_conf(const char *path, struct mrp_conf *c, char *err,
 }
 
 /*
- * The rings this daemon runs, as configured, for the next one to take
- * their kernel instances over with the same configuration.  Written
- * whenever a ring comes or goes, to a new file renamed over the old.
+ * The rings and interconnections this daemon runs, as configured, for
+ * the next one to take their kernel instances over with the same
+ * configuration.  Written whenever one comes or goes, to a new file
+ * renamed over the old.
  */
 static void write_state(void)
 {
@@ -1522,10 +1528,15 @@ static void write_state(void)
 		LOG("state %s: %s", tmp, strerror(errno));
 		return;
 	}
-	fprintf(f, "# mrpd %s: the rings of this network namespace, read back "
-		"by the next mrpd\n", MRP_TOOLS_VERSION);
+	fprintf(f, "# mrpd %s: the rings and interconnections of this "
+		"network namespace, read back by the next mrpd\n",
+		MRP_TOOLS_VERSION);
 	for (r = g.rings; r; r = r->next) {
 		mrp_ring_args_format(&r->args, line, sizeof(line));
+		fprintf(f, "%s\n", line);
+		if (!r->in)
+			continue;
+		mrp_in_args_format(&r->in->args, line, sizeof(line));
 		fprintf(f, "%s\n", line);
 	}
 	if (fflush(f) || ferror(f)) {
@@ -1693,12 +1704,8 @@ out:
 	free(saved);
 }
 
-/*
- * Create the rings of the config file that do not run.  One that cannot
- * be created (an interface missing, say) is tried again when a link of
- * that name changes, and at SIGHUP.
- */
-static void conf_create_missing(bool log_again)
+/* Create the rings of the config file that do not run. */
+static void conf_create_rings(bool log_again)
 {
 	unsigned i;
 
@@ -1725,6 +1732,44 @@ static void conf_create_missing(bool log_again)
 	}
 }
 
+/* The same for interconnections, once their rings run. */
+static void conf_create_ins(bool log_again)
+{
+	unsigned i;
+
+	for (i = 0; i < conf.nin; i++) {
+		const struct mrp_in_args *a = &conf.in[i];
+		int br = (int)if_nametoindex(a->br);
+		char err[300];
+		struct ring *r;
+
+		r = br ? in_find(br, a->id) : NULL;
+		if (!r && in_create(a, err, sizeof(err))) {
+			if (!conf.in_failed[i] || log_again)
+				LOG("%s interconnection %u (config file): %s",
+				    a->br, a->id, err);
+			conf.in_failed[i] = true;
+			continue;
+		}
+		conf.in_failed[i] = false;
+		r = in_find(br, a->id);
+		if (r)
+			r->in->from_conf = true;
+	}
+}
+
+/*
+ * Create what the config file has and does not run.  What cannot be
+ * created (an interface missing, the ring of an interconnection, say) is
+ * tried again when a link of that name changes, when a ring is added,
+ * and at SIGHUP.
+ */
+static void conf_create_missing(bool log_again)
+{
+	conf_create_rings(log_again);
+	conf_create_ins(log_again);
+}
+
 static bool conf_pending(const char *name)
 {
 	unsigned i;
@@ -1733,6 +1778,10 @@ static bool conf_pending(const char *name)
 		if (conf.failed[i] && (!strcmp(conf.a[i].br, name) ||
 				       !strcmp(conf.a[i].p, name) ||
 				       !strcmp(conf.a[i].s, name)))
+			return true;
+	for (i = 0; i < conf.nin; i++)
+		if (conf.in_failed[i] && (!strcmp(conf.in[i].br, name) ||
+					  !strcmp(conf.in[i].port, name)))
 			return true;
 	return false;
 }
@@ -1764,10 +1813,43 @@ static void ring_retime(struct ring *r, const struct mrp_ring_args *a)
 }
 
 /*
+ * SIGHUP, for the interconnections: one the config file no longer has
+ * is deleted, a changed one deleted (and created again with the new
+ * file's).  Those added with mrpctl and not in the file are left alone.
+ */
+static void reload_ins(const struct mrp_conf *n)
+{
+	struct ring *r;
+	unsigned i;
+
+	for (r = g.rings; r; r = r->next) {
+		const struct mrp_in_args *a = NULL;
+
+		if (!r->in)
+			continue;
+		for (i = 0; i < n->nin && !a; i++)
+			if (mrp_in_args_same(&n->in[i], &r->in->args))
+				a = &n->in[i];
+		if (!a && !r->in->from_conf)
+			continue;
+		if (a && !memcmp(a, &r->in->args, sizeof(*a))) {
+			r->in->from_conf = true;
+			continue;
+		}
+		LOG("%s interconnection %u: %s the config file%s", r->br_name,
+		    r->in->id, a ? "changed in" : "no longer in",
+		    a ? ": re-created" : "");
+		in_delete(r, true);
+	}
+}
+
+/*
  * SIGHUP: read the config file again.  A ring it no longer has is
  * deleted (as by mrpctl del), a new one created, a changed one retimed
  * in place when only its timing changed, else re-created.  Rings added
- * with mrpctl are left alone.  A file with an error changes nothing.
+ * with mrpctl are left alone.  Interconnections likewise, but a changed
+ * one is always re-created (reload_ins()).  A file with an error
+ * changes nothing.
  */
 static void reload_config(void)
 {
@@ -1815,10 +1897,12 @@ static void reload_config(void)
 		    r->br_name, r->id);
 		ring_delete(r, true);
 	}
+	reload_ins(n);
 	conf = *n;
 	free(n);
 	conf_create_missing(true);
-	LOG("config %s: %u ring(s), %u running", g.config, conf.n, g.nrings);
+	LOG("config %s: %u ring(s), %u interconnection(s); %u ring(s) running",
+	    g.config, conf.n, conf.nin, g.nrings);
 }
 
 /* ---- rtnetlink events ---- */
@@ -2611,6 +2695,8 @@ static void handle_request(struct client *c, char *line)
 					sizeof(err));
 		if (!e)
 			e = ring_create(&a, NULL, err, sizeof(err));
+		/* an interconnection of the config file may wait for it */
+		g.conf_retry |= !e;
 		if (e) {
 			g.bad_requests++;
 			reply_err(&c->out, e, err);

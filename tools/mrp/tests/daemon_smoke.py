@@ -657,6 +657,16 @@ def config_and_signals(mrpd, mrpctl, sock, state):
     report(r.returncode == 2 and "%s:2: ring 1 of br0 again" % conf
            in r.stderr, "a ring twice in the config file: exit code 2",
            r.stderr)
+    with open(conf, "w") as f:
+        f.write("br0 ring 1 primary p0 secondary p1 role mrc\n"
+                "br0 interconnection 5 ring 1 port p2 role mim\n"
+                "add br0 interconnection 6 ring 1 port p3 role mic\n")
+    r = sh(mrpd, "-s", sock + "-c", "-c", conf, "--state-dir", state,
+           check=False)
+    report(r.returncode == 2 and "%s:3: ring 1 of br0 has interconnection "
+           "5 already (one per ring)" % conf in r.stderr,
+           "two interconnections of a ring in the config file: exit code 2",
+           r.stderr)
     r = sh(mrpd, "-s", sock + "-c", "-c", os.path.join(d, "none"),
            "--state-dir", state, check=False)
     report(r.returncode == 2 and "No such file" in r.stderr,
@@ -698,7 +708,8 @@ def config_and_signals(mrpd, mrpctl, sock, state):
     # A ring the config file has but cannot be created yet: mrpd starts,
     # says why; SIGHUP reopens the log (rotation) and reads the file again.
     with open(conf, "w") as f:
-        f.write("brX ring 7 primary pX secondary pY role mrc\n")
+        f.write("brX interconnection 3 ring 7 port iX role mim\n"
+                "brX ring 7 primary pX secondary pY role mrc\n")
     log = os.path.join(d, "mrpd.log")
     pidf = os.path.join(d, "mrpd.pid")
     csock = sock + "-c"
@@ -710,8 +721,9 @@ def config_and_signals(mrpd, mrpctl, sock, state):
     # of the config file tried (no request needed to wait for that)
     text = open(log).read() if r.returncode == 0 else ""
     report("brX ring 7 (config file): brX does not exist" in text and
-           "0 of 1 in the config file running" in text,
-           "and logs why", text[-1500:])
+           "brX interconnection 3 (config file): no ring 7 on brX" in text
+           and "0 of 1 in the config file running" in text,
+           "and logs why (its interconnection too)", text[-1500:])
     if r.returncode == 0:
         pid = int(open(pidf).read())
         os.rename(log, log + ".1")

@@ -101,9 +101,128 @@ static void ring_errors(void)
 	sb_free(&b);
 }
 
+/* A line's second word tells an interconnection from a ring. */
+static void interconnections_read(void)
+{
+	CHECK_EQ(conf_of("br0 interconnection 5 ring 1 port i0 role mim\n"
+			 "br0 ring 1 primary p0 secondary p1 role mrc\n"
+			 "add br1 interconnection 0 ring 2 port i1 role mic "
+			 "profile 500 # MIC\n"), 0);
+	CHECK_EQ(C.n, 1);
+	CHECK_EQ(C.nin, 2);
+	CHECK(!strcmp(C.in[0].br, "br0") && C.in[0].id == 5 &&
+	      C.in[0].ring == 1 && !strcmp(C.in[0].port, "i0") &&
+	      C.in[0].role == MRP_IN_ROLE_MIM && C.in[0].profile == 200 &&
+	      C.in[0].mode == MRP_IN_MODE_RC, "first, before its ring");
+	CHECK(!strcmp(C.in[1].br, "br1") && C.in[1].id == 0 &&
+	      C.in[1].ring == 2 && C.in[1].role == MRP_IN_ROLE_MIC &&
+	      C.in[1].profile == 500, "second, with add and a comment");
+	CHECK(!strcmp(C.a[0].br, "br0") && C.a[0].id == 1, "the ring");
+	/* the same ID on another bridge, another ring of the same bridge */
+	CHECK_EQ(conf_of("br0 interconnection 5 ring 1 port i0 role mim\n"
+			 "br1 interconnection 5 ring 1 port i0 role mim\n"
+			 "br0 interconnection 6 ring 2 port i1 role mic\n"), 0);
+	CHECK_EQ(C.nin, 3);
+}
+
+static void interconnection_errors(void)
+{
+	static const struct {
+		const char *text;
+		unsigned line;
+		const char *why;
+	} t[] = {
+		{ "br0 ring 1 primary p0 secondary p1 role mrc\n"
+		  "br0 interconnection 5 ring 1 port i0 role mrm\n",
+		  2, "bad value 'mrm' for role" },
+		{ "\nbr0 interconnection 5 ring 1 port i0 role mim mode lc\n",
+		  2, "interconnection mode LC" },
+		{ "br0 interconnection 70000 ring 1 port i0 role mim\n",
+		  1, "bad interconnection ID '70000'" },
+		{ "add br0 interconnection 5 ring 1 role mim\n",
+		  1, "add interconnection needs ring, port and role" },
+		{ "br0 interconnection\n", 1, "usage: add BRIDGE "
+		  "interconnection ID ring RID port PORT role mim|mic" },
+		{ "br0 interconnection 5 ring 1 port i0 role mim profile 10\n",
+		  1, "bad value '10' for profile" },
+		{ "br0 interconnection 5 ring 1 port i0 role mim\n"
+		  "br0 interconnection 5 ring 2 port i1 role mic\n",
+		  2, "interconnection 5 of br0 again" },
+		{ "br0 interconnection 5 ring 1 port i0 role mim\n"
+		  "# another\n"
+		  "add br0 interconnection 6 ring 1 port i1 role mic\n",
+		  3, "ring 1 of br0 has interconnection 5 already "
+		  "(one per ring)" },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		CHECK_EQ(conf_of(t[i].text), -EINVAL);
+		CHECK(err_at(t[i].line, t[i].why), "%u: %s", i, err);
+		CHECK(C.n == 0 && C.nin == 0, "%u: nothing kept", i);
+	}
+}
+
+static void interconnections_at_most(void)
+{
+	struct sbuf b;
+	unsigned i;
+
+	sb_init(&b);
+	for (i = 0; i <= MRPD_MAX_RINGS; i++)
+		sb_printf(&b, "br0 interconnection %u ring %u port i%u "
+			  "role mic\n", i, i, i);
+	CHECK_EQ(conf_of(b.s), -EINVAL);
+	CHECK(err_at(MRPD_MAX_RINGS + 1, "more than 64 interconnections"),
+	      "%s", err);
+	sb_free(&b);
+}
+
+/*
+ * The state file's line for an interconnection, every option set, as
+ * mrpd writes it (mrp_in_args_format()): read back the same.
+ */
+static void interconnection_state_round_trip(void)
+{
+	char req[] = "add br7 interconnection 65535 ring 4000000000 port "
+		     "eth12 role mic mode rc profile 500 interval 30000 "
+		     "max-miss 4 period 2000000";
+	char line[MRPD_MAX_LINE], text[MRPD_MAX_LINE + 200], *argv[40];
+	struct mrp_ring_args r;
+	struct mrp_in_args a;
+	int argc;
+
+	argc = mrp_split(req, argv, 40);
+	CHECK_EQ(mrp_in_args_parse(argc, argv, &a, err, sizeof(err)), 0);
+	mrp_in_args_format(&a, line, sizeof(line));
+	snprintf(text, sizeof(text), "# mrpd: state\n%s\n", line);
+	{
+		char ring[] = "add br7 ring 4000000000 primary p0 secondary "
+			      "p1 role mra prio 0x1000";
+
+		argc = mrp_split(ring, argv, 40);
+		CHECK_EQ(mrp_ring_args_parse(argc, argv, &r, 200, err,
+					     sizeof(err)), 0);
+		mrp_ring_args_format(&r, line, sizeof(line));
+		strncat(text, line, sizeof(text) - strlen(text) - 2);
+		strcat(text, "\n");
+	}
+	CHECK_EQ(conf_of(text), 0);
+	CHECK(C.n == 1 && C.nin == 1, "one of each: %u %u", C.n, C.nin);
+	CHECK(!memcmp(&C.in[0], &a, sizeof(a)), "interconnection read back: "
+	      "%s", text);
+	CHECK(!memcmp(&C.a[0], &r, sizeof(r)), "ring read back: %s", text);
+	CHECK(a.interval == 30000 && a.max_miss == 4 && a.period == 2000000 &&
+	      a.profile == 500 && a.role == MRP_IN_ROLE_MIC, "every option");
+}
+
 int main(void)
 {
 	RUN(rings_read);
 	RUN(ring_errors);
+	RUN(interconnections_read);
+	RUN(interconnection_errors);
+	RUN(interconnections_at_most);
+	RUN(interconnection_state_round_trip);
 	return tap_done();
 }
