@@ -337,13 +337,11 @@ int mrp_in_sm_init(struct mrp_in_sm *sm, const struct mrp_in_cfg *cfg)
 	return mrp_in_cfg_error(cfg) ? -1 : 0;
 }
 
-void mrp_in_sm_start(struct mrp_in_sm *sm, uint64_t now, bool up0, bool up1,
-		     bool up_i, struct mrp_in_actions *out)
+/* What starting and adopting begin with: no I-port link, timer, test. */
+static void in_sm_reset(struct mrp_in_sm *sm, bool up0, bool up1)
 {
 	unsigned i;
 
-	if (mrp_in_cfg_error(&sm->cfg))
-		return;
 	sm->started = true;
 	for (i = 0; i < MRP_IN_T__N; i++)
 		sm->deadline[i] = 0;
@@ -354,6 +352,14 @@ void mrp_in_sm_start(struct mrp_in_sm *sm, uint64_t now, bool up0, bool up1,
 	sm->mic_state = MIC_AC_STAT1;
 	sm->link_left = sm->cfg.prof.link_max;
 	sm->test_interval = 0;
+}
+
+void mrp_in_sm_start(struct mrp_in_sm *sm, uint64_t now, bool up0, bool up1,
+		     bool up_i, struct mrp_in_actions *out)
+{
+	if (mrp_in_cfg_error(&sm->cfg))
+		return;
+	in_sm_reset(sm, up0, up1);
 
 	/*
 	 * The role first: the bridge takes requests for the I-port only once
@@ -370,6 +376,47 @@ void mrp_in_sm_start(struct mrp_in_sm *sm, uint64_t now, bool up0, bool up1,
 	}
 	if (up_i)
 		mrp_in_sm_link(sm, now, MRP_IN_PORT_I, true, out);
+}
+
+/*
+ * The MIM's state from the kernel's: the I-port forwards in CHK_IO only;
+ * blocked, IN_STATE closed is CHK_IC, open is AC_STAT1.  IN_STATE closed
+ * with the I-port forwarding (a previous daemon stopped between the two
+ * requests of an opening) is CHK_IO, and IN_STATE is set open.
+ */
+static void mim_adopt(struct mrp_in_sm *sm, uint64_t now,
+		      const struct mrp_in_sm_kstate *k,
+		      struct mrp_in_actions *out)
+{
+	enum mim_state st = MIM_AC_STAT1;
+
+	if (k->fwd_i)
+		st = MIM_CHK_IO;
+	else if (k->in_state == MRP_IN_CLOSED)
+		st = MIM_CHK_IC;
+	sm->in_state = k->in_state;
+	sm->link[MRP_IN_PORT_I] = st != MIM_AC_STAT1;
+	set_mim_state(sm, now, st, out);
+	if (st != MIM_AC_STAT1)
+		test_restart(sm, now, out);
+}
+
+void mrp_in_sm_adopt(struct mrp_in_sm *sm, uint64_t now,
+		     const struct mrp_in_sm_kstate *k,
+		     struct mrp_in_actions *out)
+{
+	if (mrp_in_cfg_error(&sm->cfg))
+		return;
+	in_sm_reset(sm, k->up[0], k->up[1]);
+	sm->istate = k->fwd_i ? MRP_PORT_FORWARDING : MRP_PORT_BLOCKED;
+	if (sm->cfg.role == MRP_IN_ROLE_MIM) {
+		mim_adopt(sm, now, k, out);
+	} else {
+		/* a blocked MIC waits for the MIM: its link up, replayed */
+		sm->link[MRP_IN_PORT_I] = k->fwd_i;
+		sm->mic_state = k->fwd_i ? MIC_IP_IDLE : MIC_AC_STAT1;
+	}
+	mrp_in_sm_link(sm, now, MRP_IN_PORT_I, k->up[MRP_IN_PORT_I], out);
 }
 
 /* ---- MIM ---- */

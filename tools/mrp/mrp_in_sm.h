@@ -175,6 +175,29 @@ int mrp_in_sm_init(struct mrp_in_sm *sm, const struct mrp_in_cfg *cfg);
  */
 void mrp_in_sm_start(struct mrp_in_sm *sm, uint64_t now, bool up0, bool up1,
 		     bool up_i, struct mrp_in_actions *out);
+/*
+ * What the kernel holds for an interconnection a new daemon takes over
+ * (a restart): the links of the ring ports and the I-port, whether the
+ * I-port forwards, the instance's IN_STATE.
+ */
+struct mrp_in_sm_kstate {
+	bool up[MRP_IN_PORTS];
+	bool fwd_i;
+	enum mrp_in_state in_state;
+};
+
+/*
+ * Take over the I-port as it is, the role being the kernel's already:
+ * the state follows from the I-port's state (and the MIM's from
+ * IN_STATE), nothing is announced, a MIM that checks restarts its test,
+ * and only what the I-port's link did while nobody watched acts as the
+ * event it stands for.  A loss of continuity the bridge reported is not
+ * acted on: the bridge never clears the flags of a closed
+ * interconnection, and reports a real loss again every interval.
+ */
+void mrp_in_sm_adopt(struct mrp_in_sm *sm, uint64_t now,
+		     const struct mrp_in_sm_kstate *k,
+		     struct mrp_in_actions *out);
 /* Carrier change of a ring port or the I-port (duplicates ignored). */
 void mrp_in_sm_link(struct mrp_in_sm *sm, uint64_t now, unsigned port,
 		    bool up, struct mrp_in_actions *out);

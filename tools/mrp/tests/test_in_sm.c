@@ -529,6 +529,128 @@ static void mim_stale_loss_ignored(void)
 	CHECK_EQ(E.sm.st.stale_loss, 3);
 }
 
+static void ev_adopt(bool fwd_i, enum mrp_in_state st, bool up_i)
+{
+	struct mrp_in_sm_kstate k = {
+		.up = { true, true, up_i }, .fwd_i = fwd_i, .in_state = st,
+	};
+	struct mrp_in_actions a = { 0 };
+
+	mrp_in_sm_adopt(&E.sm, E.now, &k, &a);
+	collect(&a);
+}
+
+/*
+ * A restarted mrpd takes a MIM of a closed interconnection over: no
+ * role, no port state, no IN_STATE, no InTopologyChange; only the test
+ * starts over.  A stale loss report after it is not acted on, the
+ * bridge's repeat is.
+ */
+static void mim_adopt_closed(void)
+{
+	const struct rec *t;
+
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(false, MRP_IN_CLOSED, true);
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IC);
+	CHECK_EQ(E.n, 1);
+	t = nth(0, MRP_IN_ACT_START_TEST, 0);
+	CHECK(t && t->a.a == 20000 && t->a.b == 8, "the test restarts");
+	advance(100 * MS);
+	ev_in_open(true);		/* the flags of an old loss */
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IC);
+	CHECK_EQ(E.sm.st.stale_loss, 1);
+	CHECK_EQ(count(0, MRP_IN_ACT_SEND_TOPO), 0);
+	advance(60 * MS);		/* 8 x 20 ms after the restart */
+	ev_in_open(true);
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IO);
+	CHECK_EQ(E.sm.st.opens, 1);
+	CHECK_EQ(E.sm.st.transitions, 1);
+}
+
+/* An open interconnection stays open, and closes on its own InTest. */
+static void mim_adopt_open(void)
+{
+	struct mrp_pdu own = in_frame(MRP_TLV_IN_TEST, IN_ID, MAC_SELF, 0);
+	unsigned m;
+
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(true, MRP_IN_OPEN, true);
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IO);
+	CHECK_EQ(E.n, 1);
+	CHECK_EQ(count(0, MRP_IN_ACT_START_TEST), 1);
+	m = mark();
+	ev_frame(0, &own);
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IC);
+	CHECK_EQ(iport_last(m), MRP_PORT_BLOCKED);
+	CHECK_EQ(in_state_last(m), MRP_IN_CLOSED);
+	CHECK_EQ(count(m, MRP_IN_ACT_SEND_TOPO), 1);
+
+	/* IN_STATE closed, the I-port forwarding: open, and said so */
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(true, MRP_IN_CLOSED, true);
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IO);
+	CHECK_EQ(in_state_last(0), MRP_IN_OPEN);
+	CHECK_EQ(count(0, MRP_IN_ACT_PORT_STATE), 0);
+	CHECK_EQ(count(0, MRP_IN_ACT_SEND_TOPO), 0);
+}
+
+/* What the I-port's link did while no daemon ran is the event. */
+static void mim_adopt_link_changed(void)
+{
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(false, MRP_IN_CLOSED, false);	/* down since */
+	CHECK_EQ(E.sm.mim_state, MIM_AC_STAT1);
+	CHECK_EQ(in_state_last(0), MRP_IN_OPEN);
+	CHECK_EQ(count(0, MRP_IN_ACT_SEND_TOPO), 1);
+	CHECK_EQ(count(0, MRP_IN_ACT_ROLE), 0);
+
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(false, MRP_IN_OPEN, true);	/* up since */
+	CHECK_EQ(E.sm.mim_state, MIM_CHK_IC);
+	CHECK_EQ(in_state_last(0), MRP_IN_CLOSED);
+	CHECK_EQ(count(0, MRP_IN_ACT_START_TEST), 1);
+	CHECK_EQ(count(0, MRP_IN_ACT_SEND_TOPO), 0);
+	CHECK_EQ(count(0, MRP_IN_ACT_PORT_STATE), 0);
+
+	env_init(MRP_IN_ROLE_MIM, 200);
+	ev_adopt(false, MRP_IN_OPEN, false);	/* down, and was */
+	CHECK_EQ(E.sm.mim_state, MIM_AC_STAT1);
+	CHECK_EQ(E.n, 0);
+}
+
+static void mic_adopt(void)
+{
+	struct mrp_pdu topo = in_frame(MRP_TLV_IN_TOPO, IN_ID, MAC_MIM, 0);
+	const struct rec *l;
+
+	env_init(MRP_IN_ROLE_MIC, 200);
+	ev_adopt(true, MRP_IN_OPEN, true);
+	CHECK_EQ(E.sm.mic_state, MIC_IP_IDLE);
+	CHECK_EQ(E.n, 0);
+
+	/* blocked, link up: waits for the MIM, asks again */
+	env_init(MRP_IN_ROLE_MIC, 200);
+	ev_adopt(false, MRP_IN_OPEN, true);
+	CHECK_EQ(E.sm.mic_state, MIC_PT);
+	CHECK_EQ(count(0, MRP_IN_ACT_SEND_LINK), 1);
+	l = nth(0, MRP_IN_ACT_SEND_LINK, 0);
+	CHECK(l && l->a.up, "InLinkUp");
+	CHECK_EQ(count(0, MRP_IN_ACT_ROLE), 0);
+	ev_frame(0, &topo);
+	CHECK_EQ(E.sm.mic_state, MIC_IP_IDLE);
+	CHECK_EQ(iport_last(0), MRP_PORT_FORWARDING);
+
+	/* forwarding, link down since: blocks, InLinkDown */
+	env_init(MRP_IN_ROLE_MIC, 200);
+	ev_adopt(true, MRP_IN_OPEN, false);
+	CHECK_EQ(E.sm.mic_state, MIC_AC_STAT1);
+	CHECK_EQ(iport_last(0), MRP_PORT_BLOCKED);
+	l = nth(0, MRP_IN_ACT_SEND_LINK, 0);
+	CHECK(count(0, MRP_IN_ACT_SEND_LINK) == 1 && l && !l->a.up,
+	      "InLinkDown");
+}
+
 /* START_IN_TEST is refreshed before its period ends */
 static void mim_test_refresh(void)
 {
@@ -948,6 +1070,10 @@ int main(void)
 	RUN(mim_iport_down_up);
 	RUN(mim_stale_loss_ignored);
 	RUN(mim_test_refresh);
+	RUN(mim_adopt_closed);
+	RUN(mim_adopt_open);
+	RUN(mim_adopt_link_changed);
+	RUN(mic_adopt);
 	RUN(mic_link_up_series);
 	RUN(mic_link_down_series);
 	RUN(mic_topology_change);
