@@ -1197,10 +1197,49 @@ static void in_disable_stale(struct ring *r)
 	    e ? mrp_nl_strerror(&g.req, e) : "disabled");
 }
 
-/* Add interconnection @a to its ring: set the role, start the machine. */
-static int in_create(const struct mrp_in_args *a, char *err, size_t errlen)
+/*
+ * Start the state machine of ring @r's new interconnection, with the
+ * I-port's link query @q, or, given the kernel's instance @k, take over
+ * the interconnection it has (mrp_in_sm_adopt()).
+ */
+static void in_start(struct ring *r, const struct link_query *q,
+		     const struct mrp_nl_ring *k)
 {
 	struct mrp_in_actions acts = { 0 };
+	struct inter *in = r->in;
+	struct mrp_in_sm_kstate ks;
+
+	if (!k) {
+		in_disable_stale(r);
+		mrp_in_sm_start(&in->sm, now_us(), r->port[0].up,
+				r->port[1].up, in->iport.up, &acts);
+		in_apply(r, &acts);
+		return;
+	}
+	memset(&ks, 0, sizeof(ks));
+	ks.up[0] = r->port[0].up;
+	ks.up[1] = r->port[1].up;
+	ks.up[MRP_IN_PORT_I] = in->iport.up;
+	ks.fwd_i = q->l[0].has_br_state &&
+		   q->l[0].br_state == BR_STATE_FORWARDING;
+	ks.in_state = k->in_state == MRP_IN_CLOSED ? MRP_IN_CLOSED :
+						    MRP_IN_OPEN;
+	mrp_in_sm_adopt(&in->sm, now_us(), &ks, &acts);
+	LOG("%s interconnection %u: adopted in %s (I-port %s %s, kernel's "
+	    "state %s)", r->br_name, in->id, mrp_in_sm_state_name(&in->sm),
+	    in->iport.name, ks.fwd_i ? "forwarding" : "blocked",
+	    ks.in_state == MRP_IN_CLOSED ? "closed" : "open");
+	in_apply(r, &acts);
+}
+
+/*
+ * Add interconnection @a to its ring: set the role, start the machine;
+ * or, given the ring's kernel instance @k, take over the interconnection
+ * it has, which must be @a's (port and role: the caller checks).
+ */
+static int in_create(const struct mrp_in_args *a, const struct mrp_nl_ring *k,
+		     char *err, size_t errlen)
+{
 	struct link_query q;
 	struct mrp_in_cfg cfg;
 	struct inter *in;
@@ -1315,23 +1354,26 @@ static int in_create(const struct mrp_in_args *a, char *err, size_t errlen)
 	mrp_in_sm_init(&in->sm, &cfg);
 	r->in = in;
 
-	in_disable_stale(r);
-	mrp_in_sm_start(&in->sm, now_us(), r->port[0].up, r->port[1].up,
-			in->iport.up, &acts);
-	in_apply(r, &acts);
+	in_start(r, &q, k);
 	if (in->c.nl_err) {
-		/* do not leave half an interconnection in the kernel */
+		/*
+		 * Do not leave half an interconnection in the kernel; one
+		 * taken over stays as it was (disabled, the I-port would
+		 * forward).
+		 */
 		snprintf(err, errlen, "%s", in->last_err);
-		mrp_nl_in_role(&g.req, r->br_ifindex, r->id, in->id, ip,
-			       MRP_IN_ROLE_DISABLED);
+		if (!k)
+			mrp_nl_in_role(&g.req, r->br_ifindex, r->id, in->id,
+				       ip, MRP_IN_ROLE_DISABLED);
 		r->in = NULL;
 		free(in);
 		return -EIO;
 	}
 	g.state_dirty = true;
-	LOG("%s interconnection %u added: ring %u port %s role %s mode %s "
-	    "profile %u test %u us x %u", r->br_name, in->id, r->id,
-	    in->iport.name, mrp_in_role_name(cfg.role),
+	LOG("%s interconnection %u %s: ring %u port %s role %s mode %s "
+	    "profile %u test %u us x %u", r->br_name, in->id,
+	    k ? "reclaimed" : "added", r->id, in->iport.name,
+	    mrp_in_role_name(cfg.role),
 	    mrp_in_mode_name(cfg.mode), cfg.prof.ms,
 	    cfg.prof.test_interval_us, cfg.prof.test_max);
 	return 0;
@@ -1618,6 +1660,82 @@ static void guess_args(const struct mrp_nl_ring *k, struct mrp_ring_args *a)
 		a->max_miss = k->test_max_miss;
 }
 
+/* The interconnection file @c has for ring @r, NULL if none */
+static const struct mrp_in_args *conf_in_of(const struct mrp_conf *c,
+					    const struct ring *r)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nin; i++)
+		if (c->in[i].ring == r->id && !strcmp(c->in[i].br, r->br_name))
+			return &c->in[i];
+	return NULL;
+}
+
+/*
+ * Is @a what the kernel's instance @k has (the I-port and role: the
+ * kernel does not tell the interconnection ID)?  Logged when not.
+ */
+static bool in_matches(const struct ring *r, const struct mrp_in_args *a,
+		       const struct mrp_nl_ring *k, const char *file)
+{
+	char port[IF_NAMESIZE] = "?";
+
+	if ((int)if_nametoindex(a->port) == k->i_ifindex &&
+	    a->role == (int)k->in_role)
+		return true;
+	if_indextoname((unsigned)k->i_ifindex, port);
+	LOG("%s ring %u: %s has interconnection %u port %s role %s, the "
+	    "kernel port %s role %s: ignored", r->br_name, r->id, file, a->id,
+	    a->port, mrp_in_role_name((enum mrp_in_role)a->role), port,
+	    mrp_in_role_name((enum mrp_in_role)k->in_role));
+	return false;
+}
+
+/*
+ * Take over the interconnection of ring @r's kernel instance @k, with the
+ * config file's configuration, else the state file's (@saved), when it
+ * matches the kernel's.  The kernel does not tell the ID: the state
+ * file's says which the kernel has, and a config file that names
+ * another changed it.  An interconnection of the config file that is not
+ * the kernel's is created afresh (conf_create_missing(), the kernel's
+ * disabled first); one known to no file is left as it is.
+ */
+static void in_reclaim(struct ring *r, const struct mrp_nl_ring *k,
+		       const struct mrp_conf *saved)
+{
+	const struct mrp_in_args *c = conf_in_of(&conf, r);
+	const struct mrp_in_args *s = conf_in_of(saved, r);
+	char err[300];
+
+	if (!k->i_ifindex || k->in_role == MRP_IN_ROLE_DISABLED)
+		return;
+	if (s && !in_matches(r, s, k, "the state file"))
+		s = NULL;
+	if (c && !in_matches(r, c, k, "the config file"))
+		return;
+	if (c && s && c->id != s->id) {
+		LOG("%s ring %u: the config file has interconnection %u, the "
+		    "kernel %u (the state file's): ignored", r->br_name, r->id,
+		    c->id, s->id);
+		return;
+	}
+	if (!c && !s) {
+		LOG("%s ring %u: an interconnection in the kernel (port "
+		    "ifindex %d) in no file (the kernel does not tell its ID): "
+		    "left as it is", r->br_name, r->id, k->i_ifindex);
+		return;
+	}
+	if (in_create(c ? c : s, k, err, sizeof(err))) {
+		LOG("%s ring %u: cannot take interconnection %u over (%s): "
+		    "left as it is", r->br_name, r->id, (c ? c : s)->id, err);
+		return;
+	}
+	r->in->from_conf = c != NULL;
+	LOG("%s interconnection %u: configuration from the %s file",
+	    r->br_name, r->in->id, c ? "config" : "state");
+}
+
 /*
  * Take over the kernel's MRP instances with their configuration: the
  * config file's for its rings, else the state file's (what the previous
@@ -1698,6 +1816,7 @@ static void reclaim(void)
 		}
 		g.rings->from_conf = in_conf;
 		LOG("%s ring %u: configuration from %s", a.br, a.id, from);
+		in_reclaim(g.rings, k, saved);
 	}
 out:
 	free(s);
@@ -1744,7 +1863,7 @@ static void conf_create_ins(bool log_again)
 		struct ring *r;
 
 		r = br ? in_find(br, a->id) : NULL;
-		if (!r && in_create(a, err, sizeof(err))) {
+		if (!r && in_create(a, NULL, err, sizeof(err))) {
 			if (!conf.in_failed[i] || log_again)
 				LOG("%s interconnection %u (config file): %s",
 				    a->br, a->id, err);
@@ -2658,7 +2777,7 @@ static void handle_request(struct client *c, char *line)
 
 		e = mrp_in_args_parse(argc, argv, &a, err, sizeof(err));
 		if (!e)
-			e = in_create(&a, err, sizeof(err));
+			e = in_create(&a, NULL, err, sizeof(err));
 		r = e ? NULL : in_find((int)if_nametoindex(a.br), a.id);
 		if (e) {
 			g.bad_requests++;
