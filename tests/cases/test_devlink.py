@@ -114,6 +114,20 @@ def test_port_show_physical_ports_and_switch_id(vm):
             assert out == [switch_id(sw), "p%d" % p], (netdev, out)
 
 
+def test_dev_info_names_the_switch(vm):
+    info = json.loads(vm.check("devlink -j dev info"))["info"]
+    assert sorted(info) == sorted(handle(sw) for sw in range(len(PORTS))), \
+        info
+    for sw in range(len(PORTS)):
+        # ethtool -i calls the VERSION register the firmware version
+        rev = re.search(r"^firmware-version: (\S+)$", vm.check(
+            "ethtool -i s%dp0" % sw), re.M).group(1)
+        want = {"driver": "mrpsim", "serial_number": Topology.mac(sw),
+                "versions": {"fixed": {"asic.id": "1af4:10f0",
+                                       "asic.rev": rev}}}
+        assert info[handle(sw)] == want, (sw, info[handle(sw)], want)
+
+
 def test_param_show_defaults(vm):
     want = {0: {"mrp_offload": (True, "runtime"),
                 "l2_offload": (True, "runtime"),

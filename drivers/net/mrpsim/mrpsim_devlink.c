@@ -33,8 +33,9 @@
  * The devlink API differs between the kernels the driver builds against;
  * the Makefile says which this is: up to 6.1 a netdev finds its devlink
  * port through ndo_get_devlink_port() and the driver sets the port's type
- * (MRPSIM_NDO_DEVLINK_PORT), from 6.8 on a parameter's set() takes an
- * extack (MRPSIM_PARAM_SET_EXTACK).
+ * (MRPSIM_NDO_DEVLINK_PORT) and the driver names itself in devlink dev
+ * info (MRPSIM_INFO_DRIVER_NAME), from 6.8 on a parameter's set() takes
+ * an extack (MRPSIM_PARAM_SET_EXTACK).
  */
 
 #include <linux/device.h>
@@ -51,7 +52,45 @@ enum mrpsim_devlink_param_id {
 	MRPSIM_DEVLINK_PARAM_ID_MRP_ASSIST,
 };
 
+/* devlink dev info: what identifies the switch.  It has no firmware and
+ * no serial number of its own: its base MAC is the switch id, and
+ * asic.rev is the VERSION register, which ethtool -i calls the firmware
+ * version.
+ */
+static int mrpsim_devlink_info_get(struct devlink *devlink,
+				   struct devlink_info_req *req,
+				   struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = devlink_priv(devlink);
+	char buf[32];
+	int err;
+
+#ifdef MRPSIM_INFO_DRIVER_NAME
+	err = devlink_info_driver_name_put(req, KBUILD_MODNAME);
+	if (err)
+		return err;
+#endif
+	snprintf(buf, sizeof(buf), "%pM", sw->base_mac);
+	err = devlink_info_serial_number_put(req, buf);
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "%04x:%04x", sw->pdev->vendor,
+		 sw->pdev->device);
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_ASIC_ID,
+					     buf);
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "%u.%u", MRPSIM_VER_MAJOR(sw->version),
+		 MRPSIM_VER_MINOR(sw->version));
+
+	return devlink_info_version_fixed_put(req,
+					      DEVLINK_INFO_VERSION_GENERIC_ASIC_REV,
+					      buf);
+}
+
 static const struct devlink_ops mrpsim_devlink_ops = {
+	.info_get = mrpsim_devlink_info_get,
 };
 
 static bool mrpsim_has_mrp_ring(struct mrpsim *sw)
@@ -264,7 +303,9 @@ static void mrpsim_devlink_free(void *data)
  * mrpsim_devlink_alloc() - allocate a switch as a devlink instance
  * @dev: the switch's PCI device
  *
- * The instance is freed when @dev's managed resources are released.
+ * The instance is freed when @dev's managed resources are released: it
+ * is the first of them, so it goes last, after remove() and after the
+ * pcim mappings, and no error path of probe() has to free it.
  *
  * Return: the switch, zeroed, or NULL.
  */
