@@ -541,5 +541,6 @@ def test_counters_named(vm):
     out = stats(vm, "s2p0")["s2p0"]
     for name in ("hw_rx_cpu", "hw_l2_fwd", "hw_l2_flood", "hw_l2_drop",
                  "hw_l2_learned", "hw_l2_learn_full", "hw_l2_queue_drop",
-                 "sw_fdb_entries", "sw_fdb_add_full", "sw_fdb_rescans"):
+                 "sw_fdb_entries", "sw_fdb_add_full", "sw_fdb_rescans",
+                 "sw_fdb_stale_events"):
         assert name in out, sorted(out)

@@ -305,6 +305,7 @@ struct mrpsim_fdb_note {
  * @num_notes: entries of @notes in use
  * @add_full: entries the bridge gave that found no free slot
  * @rescans: times every slot was read after events were lost
+ * @stale_events: FDB events that came after forwarding stopped, dropped
  */
 struct mrpsim_fdb {
 	struct mutex lock; /* FDB registers, shadow, entries */
@@ -320,6 +321,7 @@ struct mrpsim_fdb {
 	unsigned int num_notes;
 	atomic64_t add_full;
 	atomic64_t rescans;
+	atomic64_t stale_events;
 };
 
 /**

@@ -62,6 +62,7 @@ enum mrpsim_sw_stat {
 	MRPSIM_SW_FDB_ENTRIES,
 	MRPSIM_SW_FDB_ADD_FULL,
 	MRPSIM_SW_FDB_RESCANS,
+	MRPSIM_SW_FDB_STALE_EVENTS,
 	MRPSIM_SW_MRP_ASSIST_OPENS,
 	MRPSIM_SW_MRP_ASSIST_FLUSHES,
 	MRPSIM_SW_NUM_STATS
@@ -81,6 +82,7 @@ static const char * const mrpsim_sw_stat_names[MRPSIM_SW_NUM_STATS] = {
 	[MRPSIM_SW_FDB_ENTRIES]		= "sw_fdb_entries",
 	[MRPSIM_SW_FDB_ADD_FULL]	= "sw_fdb_add_full",
 	[MRPSIM_SW_FDB_RESCANS]		= "sw_fdb_rescans",
+	[MRPSIM_SW_FDB_STALE_EVENTS]	= "sw_fdb_stale_events",
 	[MRPSIM_SW_MRP_ASSIST_OPENS]	= "sw_mrp_assist_opens",
 	[MRPSIM_SW_MRP_ASSIST_FLUSHES]	= "sw_mrp_assist_flushes",
 };
@@ -170,6 +172,8 @@ static void mrpsim_get_ethtool_stats(struct net_device *netdev,
 		sw->l2 ? mrpsim_read(sw, MRPSIM_REG_FDB_COUNT) : 0;
 	sw_data[MRPSIM_SW_FDB_ADD_FULL] = atomic64_read(&sw->fdb.add_full);
 	sw_data[MRPSIM_SW_FDB_RESCANS] = atomic64_read(&sw->fdb.rescans);
+	sw_data[MRPSIM_SW_FDB_STALE_EVENTS] =
+		atomic64_read(&sw->fdb.stale_events);
 	sw_data[MRPSIM_SW_MRP_ASSIST_OPENS] = atomic64_read(&sw->assist_opens);
 	sw_data[MRPSIM_SW_MRP_ASSIST_FLUSHES] =
 		atomic64_read(&sw->assist_flushes);

@@ -323,8 +323,12 @@ bool mrpsim_fdb_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 	u32 index = FIELD_GET(MRPSIM_EV_FDB_INDEX_MASK, le32_to_cpu(ev->data));
 
 	/* Forwarding stopped (mrpsim_l2_enable()): old news. */
-	if (!READ_ONCE(sw->l2))
-		return index < sw->fdb.size;
+	if (!READ_ONCE(sw->l2)) {
+		if (index >= sw->fdb.size)
+			return false;
+		atomic64_inc(&sw->fdb.stale_events);
+		return true;
+	}
 	if (index >= sw->fdb.size)
 		return false;
 	set_bit(index, sw->fdb.pending);
