@@ -185,6 +185,9 @@ def run_guest_module(res, path, pattern, keep, long=None):
                         sub, _, why = sub.partition(" # SKIP ")
                         res.report("%s: %s" % (name, sub), sub_ok, None,
                                    why or detail, skipped=bool(why))
+                    # its results have no times of their own
+                    print("# %s took %.1f s" % (name,
+                                                time.monotonic() - t0))
                 else:
                     res.report(name, True, time.monotonic() - t0)
             except vmlib.Skip as e:
