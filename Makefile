@@ -3,8 +3,8 @@
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
 #   make check    build what is needed, run the tests (about 40 minutes)
 #   make check-long   the guest tests make check leaves out: veth rings,
-#                     hostile frames, every profile, flaps one at a time,
-#                     flood, races (about 25 minutes)
+#                     hostile frames, every profile, flaps, exactly-once
+#                     on 4 switches, flood, races (about 30 minutes)
 #   make check-scale  a ring of 50 switches (long: not part of make check)
 #   make check-6.12   lint and guest suites on a linux-source-6.12 kernel
 #                     (long: not part of make check)

@@ -16,11 +16,15 @@ INTERVAL = 1000   # us
 PROFILE = 10      # mrpd: MRP_Test every 1 ms
 
 
-# make check-long: every profile, one-at-a-time flaps (make check runs
-# profile 10 and the random flaps), the devlink parameter that forces the
-# software path (test_mrp_sw.py runs that path).
-LONG = ("mrpd_every_profile", "mrpd_isolated_flaps",
-        "devlink_param_forces_software", "mrpd_assist_off_waits")
+# make check-long: every profile, the flaps (make soak runs more of
+# them), the devlink parameter that forces the software path
+# (test_mrp_sw.py runs that path), the assist left off, and what
+# test_mrp_ring14.py checks in make check at the standard's size: every
+# MRP frame once per cable with one manager through every cut
+# (cuts_cross_each_cable_once) and with three MRAs (three_mras).
+LONG = ("mrpd_every_profile", "mrpd_isolated_flaps", "mrpd_random_flaps",
+        "devlink_param_forces_software", "mrpd_assist_off_waits",
+        "mrpd_manager_once_per_cable", "mrpd_three_mras_once_per_cable")
 
 
 def topology():
@@ -176,6 +180,7 @@ def test_mrpd_manager_once_per_cable(vm):
 
 
 def test_mrpd_three_mras_once_per_cable(vm):
+    S.started(vm, PROFILE)
     S.mrpd_three_mras_once_per_cable(vm)
 
 
@@ -282,6 +287,7 @@ def test_mrpd_held_up_past_test_period(vm):
 def test_mrpd_random_flaps(vm):
     """200 random flaps of 0-50 ms on random cables (MRPSIM_FLAPS: more,
     as make soak does): the ring converges closed, no storm (issue 11)."""
+    S.started(vm, PROFILE)
     S.random_flaps(vm, int(os.environ.get("MRPSIM_FLAPS", "200")))
 
 

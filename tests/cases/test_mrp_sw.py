@@ -17,9 +17,12 @@ PROFILE = 200      # mrpd: MRP_Test every 20 ms
 
 # make check-long: what test_mrp_hw.py checks on the hardware path and
 # make check need not repeat here: the storm detector, cuts of one end,
-# three MRAs.
+# three MRAs, a ring closed while broken; and the kernel-API ring's cuts
+# of both ends (mrpd_manager_once_per_cable cuts every cable on this
+# path in make check, and checks every frame on the wire).
 LONG = ("storm_detector_sees_a_loop", "cut_one_end_of_each_cable",
-        "mrpd_three_mras_once_per_cable")
+        "cut_both_ends_of_each_cable", "mrpd_three_mras_once_per_cable",
+        "mrpd_closed_while_broken")
 
 
 def topology():

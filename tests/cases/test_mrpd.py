@@ -24,9 +24,11 @@ SW = 3          # switches 4..6: mrp=off
 
 
 # make check-long: the scripts on the software path, mrpsim and veth
-# (make check runs them offloaded; test_mrp_sw.py runs mrpd on the
-# software path).
-LONG = ("mrpsim_ring_software", "veth_ring", "veth_mra", "veth_restart",
+# (make check runs ring.sh and restart.sh offloaded; test_mrp_sw.py runs
+# mrpd on the software path), and mra.sh (test_mrp_ring14.py's three_mras
+# elects a manager among three MRAs in make check).
+LONG = ("mrpsim_ring_software", "mrpsim_restart_software",
+        "mrpsim_mra_offloaded", "veth_ring", "veth_mra", "veth_restart",
         "veth_interconnect")
 
 
