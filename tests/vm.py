@@ -72,14 +72,21 @@ def kmemleak_scan(vm, timeout=900):
     One scan is not enough: kmemleak reports an object only when it is
     older than 5 s and its contents did not change since the previous scan,
     and on the first scan every object counts as changed.  So scan, let
-    more than 5 s pass, scan again.  ok is False when kmemleak is missing
-    or disabled: then nothing could have been found."""
+    more than 5 s pass since the first scan began (it takes 10 to 30 s
+    itself under TCG: then no more), scan again.  ok is False when
+    kmemleak is missing or disabled: then nothing could have been
+    found."""
     status, out = vm.run(
         "k=%s\n"
         "[ -w $k ] || { echo \"kmemleak: $k missing\"; exit 2; }\n"
+        "up() { cut -d. -f1 /proc/uptime; }\n"
+        "t0=$(up)\n"
         "echo scan >$k || { echo 'kmemleak: scan refused (disabled?)';"
         " exit 3; }\n"
-        "sleep 6\n"    # kmemleak's minimum object age (MSECS_MIN_AGE)
+        # kmemleak's minimum object age (MSECS_MIN_AGE, 5 s), in whole
+        # seconds of uptime: 6 of them are more than 5 s
+        "t=$(($(up) - t0))\n"
+        "[ $t -ge 6 ] || sleep $((6 - t))\n"
         "echo scan >$k || exit 3\n"
         "cat $k" % KMEMLEAK, timeout=timeout)
     return status == 0, out
