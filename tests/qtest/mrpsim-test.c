@@ -2801,6 +2801,39 @@ static void test_assist_open(void)
     g_assert_cmpint(topo_rx(t, b, 0, src), ==, 0);
     g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
 
+    /*
+     * Software swapped the ports' roles without telling the engine (a
+     * manager does when its primary's link goes down, and Linux's bridge
+     * cannot pass a swap on): closed with the primary blocking.  The
+     * loss opens the port that blocks.
+     */
+    while (ev_next(t, a, &ev)) {
+        /* the loss and the assist's report of the open above */
+    }
+    set_link(t, "a1", true);
+    set_link(t, "b1", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 1);
+    pwr(a, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    mwr(a, 0, MRPSIM_MRP_RING_STATE, MRPSIM_RSTATE_CLOSED);
+    while (ev_next(t, a, &ev)) {
+        g_assert_cmpuint(ev.type, ==, MRPSIM_EV_MRP_REGAIN);
+    }
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 5; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
+                     MRPSIM_RSTATE_OPEN);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, tr + 5);
+    g_assert_cmphex(prd(a, 0, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    g_assert_cmphex(prd(a, 1, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, 0);
+    g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
+
     /* without ASSIST the engine only reports */
     mwr(a, 0, MRPSIM_MRP_ASSIST, 0);
     pwr(a, 1, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
@@ -2814,7 +2847,7 @@ static void test_assist_open(void)
     g_assert_cmphex(prd(a, 1, MRPSIM_PORT_CTRL), ==, MRPSIM_PORT_CTRL_EN |
                     MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
     g_assert_cmpint(topo_rx(t, b, 0, src), ==, -1);
-    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TOPO_TX), ==, 5);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_TOPO_TX), ==, 6);
     shutdown_ctx(t);
 }
 

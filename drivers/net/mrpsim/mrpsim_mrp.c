@@ -1282,29 +1282,37 @@ void mrpsim_mrp_assist_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 	mrpsim_fdb_ports_flushed(sw, ports);
 }
 
-/* The secondary port of engine instance @hw forwards if the assist opened
- * the ring and the bridge has not set its state since: take it as the
- * port's state, until the bridge sets one.
+/* The ring port of engine instance @hw that blocked forwards if the
+ * assist opened the ring and the bridge has not set its state since: take
+ * it as the port's state, until the bridge sets one.  That port is the
+ * secondary, or the primary if mrpd swapped their roles, which it keeps
+ * to itself (the bridge cannot swap them).
  */
 static void mrpsim_mrp_assist_take(struct mrpsim *sw, int hw)
 {
 	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, hw);
+	struct net_device *dev[2];
 	struct mrpsim_port *port;
+	unsigned int k;
 	u32 ctrl;
 
 	if (!mrp || !mrp->br || !mrp->role_hw)
 		return;
-	port = mrpsim_mrp_local(sw, mrp->s_dev);
-	if (!port || port->stp_state != BR_STATE_BLOCKING)
-		return;
-	ctrl = mrpsim_port_read(port, MRPSIM_PORT_CTRL);
-	if (FIELD_GET(MRPSIM_PORT_CTRL_STATE_MASK, ctrl) !=
-	    MRPSIM_PSTATE_FORWARDING)
-		return;
-	netdev_dbg(port->netdev,
-		   "MRP ring %u: the recovery assist set the port forwarding\n",
-		   mrp->ring_id);
-	port->stp_state = BR_STATE_FORWARDING;
+	dev[0] = mrp->p_dev;
+	dev[1] = mrp->s_dev;
+	for (k = 0; k < 2; k++) {
+		port = mrpsim_mrp_local(sw, dev[k]);
+		if (!port || port->stp_state != BR_STATE_BLOCKING)
+			continue;
+		ctrl = mrpsim_port_read(port, MRPSIM_PORT_CTRL);
+		if (FIELD_GET(MRPSIM_PORT_CTRL_STATE_MASK, ctrl) !=
+		    MRPSIM_PSTATE_FORWARDING)
+			continue;
+		netdev_dbg(port->netdev,
+			   "MRP ring %u: the recovery assist set the port forwarding\n",
+			   mrp->ring_id);
+		port->stp_state = BR_STATE_FORWARDING;
+	}
 }
 
 /**

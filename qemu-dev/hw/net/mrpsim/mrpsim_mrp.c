@@ -406,28 +406,37 @@ static unsigned int mrpsim_assist_flush(MrpsimRing *r)
 /*
  * A manager with ASSIST.OPEN lost a port of its closed ring: it opens
  * the ring itself, as its software would a few milliseconds later.  The
- * secondary forwards (from blocking), RING_STATE reads open (a
- * transition), the ring ports' learned entries go, and the
- * TopologyChange series starts, TOPO_REPEAT + 1 frames TOPO_INTERVAL
- * apart announcing a flush in TOPO_REPEAT, ..., 1, 0 intervals.  Closing
- * the ring again stays with software.
+ * ring port that blocks forwards, RING_STATE reads open (a transition),
+ * the ring ports' learned entries go, and the TopologyChange series
+ * starts, TOPO_REPEAT + 1 frames TOPO_INTERVAL apart announcing a flush
+ * in TOPO_REPEAT, ..., 1, 0 intervals.  Closing the ring again stays
+ * with software.
+ *
+ * The port that blocks is the secondary, or the primary once the
+ * software swapped their roles (a manager does when its primary's link
+ * goes down) without writing MRP_PORTS: Linux's bridge has no request
+ * that tells a driver of a swap, so mrpd keeps it to itself.
  */
 static void mrpsim_assist_open(MrpsimRing *r)
 {
     MrpsimState *s = r->s;
-    MrpsimPort *sec;
+    MrpsimPort *p;
+    unsigned int w;
 
     if (!(r->assist & MRPSIM_ASSIST_OPEN) || !mrpsim_ring_generates(r) ||
         r->ring_state != MRPSIM_RSTATE_CLOSED) {
         return;
     }
-    if (r->port[1] != MRPSIM_NONE) {
-        sec = &s->port[r->port[1]];
-        if (mrpsim_port_up(sec) && mrpsim_port_blocking(sec)) {
-            sec->ctrl &= ~MRPSIM_PORT_CTRL_STATE_MASK;
-            sec->ctrl |= MRPSIM_PSTATE_FORWARDING <<
-                         MRPSIM_PORT_CTRL_STATE_SHIFT;
-            trace_mrpsim_port_ctrl(mrpsim_id(s), sec->idx, true,
+    for (w = 0; w < 2; w++) {
+        if (r->port[w] == MRPSIM_NONE) {
+            continue;
+        }
+        p = &s->port[r->port[w]];
+        if (mrpsim_port_up(p) && mrpsim_port_blocking(p)) {
+            p->ctrl &= ~MRPSIM_PORT_CTRL_STATE_MASK;
+            p->ctrl |= MRPSIM_PSTATE_FORWARDING <<
+                       MRPSIM_PORT_CTRL_STATE_SHIFT;
+            trace_mrpsim_port_ctrl(mrpsim_id(s), p->idx, true,
                                    MRPSIM_PSTATE_FORWARDING,
                                    mrpsim_clock_ns());
         }
