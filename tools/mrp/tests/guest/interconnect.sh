@@ -10,7 +10,8 @@
 # The interconnection closes with the MIM's interconnection port blocked
 # (the two links and the rings are a loop), a cut of either link opens
 # it and traffic between the rings takes the other link, a restore
-# closes it again, and no frame circles meanwhile.
+# closes it again, and no frame circles meanwhile.  Last, the MIM's and a
+# MIC's mrpd restart and take the interconnection over as it is.
 #
 # Default: veth pairs between software bridges.  With IN_PORTS="a1:b1:i1
 # ... a8:b8:i8" the same on existing ports (ak, bk the ring ports of node
@@ -156,11 +157,24 @@ wait_port() {
 	done
 	port_state "$@"
 }
-# in_counter NAME: a counter of the MIM's interconnection (show -j)
-in_counter() {
-	ctl "$MIM" show -j | sed 's/.*"interconnections"://' |
-		tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\\([0-9]*\\)\$/\\1/p" |
+# in_counter_of NODE NAME: a counter of NODE's interconnection (show -j)
+in_counter_of() {
+	ctl "$1" show -j | sed 's/.*"interconnections"://' |
+		tr ',{}' '\n\n\n' | sed -n "s/^\"$2\":\\([0-9]*\\)\$/\\1/p" |
 		head -n 1
+}
+# in_counter NAME: the same of the MIM's
+in_counter() { in_counter_of "$MIM" "$1"; }
+# wait_in_counter NAME MIN: poll until the MIM's counter reaches MIN, at
+# most T ms (mrpd has no wait for counters)
+wait_in_counter() {
+	_i=0
+	while [ "$_i" -lt $((T / 100)) ]; do
+		[ "$(in_counter "$1")" -ge "$2" ] 2>/dev/null && return 0
+		sleep 0.1  # poll interval
+		_i=$((_i + 1))
+	done
+	[ "$(in_counter "$1")" -ge "$2" ] 2>/dev/null
 }
 # link_in A|B up|down: an interconnection link, both ends
 link_in() {
@@ -284,6 +298,48 @@ check "link A restored: the MIM's interconnection port blocks" \
 	port_state "$MIM" pi blocking
 storm_check "link A restored: no storm"
 check "link A restored: traffic 3 -> 7" ping_ok 3 7
+
+# mrpd restarts (SIGTERM leaves the kernel's instances as they are): the
+# MIM and MIC 5 take their interconnection over from the state file, as
+# it is, and nothing on the wire says that anything changed.
+state_has_mim() {
+	grep -q "^br0 interconnection $IN_ID ring 1 port pi role mim " \
+		/run/mrpd/*
+}
+check "the state file has the MIM's interconnection" state_has_mim
+mics_topo() { echo "$(in_counter_of 2 topo_rx)/$(in_counter_of 6 topo_rx)"; }
+topo=$(mics_topo)
+check "MIM's mrpd restarted" restart "$MIM"
+check "it takes the interconnection over (adopted in CHK_IC)" \
+	log_has "$MIM" "interconnection $IN_ID: adopted in CHK_IC"
+check "with its configuration from the state file" \
+	log_has "$MIM" "interconnection $IN_ID: configuration from the state"
+check "MIC 5's mrpd restarted" restart 5
+check "it takes the interconnection over (adopted in IP_IDLE)" \
+	log_has 5 "interconnection $IN_ID: adopted in IP_IDLE"
+# the new MIM's own test frames come back: it is checking again
+check "the restarted MIM's InTest frames come back" wait_in_counter test_rx 10
+check "the MIM still reports the interconnection closed" \
+	wait_in "$MIM" in closed
+check "the MIM's interconnection port stayed blocked" \
+	port_state "$MIM" pi blocking
+check "MIC 5's interconnection port stayed forwarding" \
+	port_state 5 pi forwarding
+t=$(in_counter opens)
+check "the restarted MIM did not open (opens $t)" test "${t:-x}" = 0
+t=$(in_counter topo_tx)
+check "the restarted MIM sent no InTopologyChange (topo_tx $t)" \
+	test "${t:-x}" = 0
+check "no InTopologyChange: MICs 2 and 6 topo_rx ($topo) unchanged" \
+	test "$topo" = "$(mics_topo)"
+# mrpd -v logs every request to the kernel
+no_state_request() { ! grep 'port-state\|in-state' "$LOGDIR/mrpd-mrp$1.log"; }
+for k in "$MIM" 5; do
+	check "node $k's new mrpd set no port or interconnection state" \
+		no_state_request "$k"
+done
+storm_check "after the restarts: no storm"
+check "after the restarts: traffic 3 -> 7" ping_ok 3 7
 
 [ "$FAIL" -eq 0 ] || show_logs
 summary

@@ -49,21 +49,6 @@ while [ "$k" -le "$N" ]; do
 done
 check "traffic 1 -> $DST before the restarts" ping_ok 1 "$DST"
 
-# json_has NODE TEXT: "mrpctl show -j" of NODE contains TEXT
-json_has() { ctl "$1" show -j | grep -q "$2"; }
-# log_has NODE TEXT: node's mrpd log has TEXT (else show what it has)
-log_has() {
-	grep -q "$2" "$LOGDIR/mrpd-mrp$1.log" ||
-		! grep 'adopted\|configuration from\|reclaimed' \
-			"$LOGDIR/mrpd-mrp$1.log"
-}
-# restart NODE: stop (SIGTERM) and start mrpd again, from a fresh log
-restart() {
-	daemon_stop "$1" TERM &&
-		mv "$LOGDIR/mrpd-mrp$1.log" "$LOGDIR/mrpd-mrp$1.log.old" &&
-		daemon_start "$1"
-}
-
 # What a topology change or a wrong port state would move, on the nodes
 # that are not restarted.
 sums() {
