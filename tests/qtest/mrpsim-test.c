@@ -2705,6 +2705,19 @@ static int topo_rx(Ctx *t, Sw *sw, int port, const uint8_t *src)
     return lduw_be_p(g + 26);
 }
 
+/* Cut the cable of @a's port 1 and let the manager miss its test frames. */
+static void cut_and_wait(Ctx *t, Sw *a)
+{
+    int k;
+
+    set_link(t, "a1", false);
+    set_link(t, "b1", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 5; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+    }
+}
+
 static void test_assist_open(void)
 {
     Ctx *t = mrm_mrc_ring();
@@ -2787,12 +2800,7 @@ static void test_assist_open(void)
         g_assert_cmpuint(ev.type, ==, MRPSIM_EV_MRP_REGAIN);
     }
     mwr(a, 0, MRPSIM_MRP_TOPO_REPEAT, 0);
-    set_link(t, "a1", false);
-    set_link(t, "b1", false);
-    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
-    for (k = 0; k < 5; k++) {
-        qtest_clock_step(t->qts, IV_US * 1000);
-    }
+    cut_and_wait(t, a);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
                      MRPSIM_RSTATE_OPEN);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, tr + 3);
@@ -2820,12 +2828,7 @@ static void test_assist_open(void)
     while (ev_next(t, a, &ev)) {
         g_assert_cmpuint(ev.type, ==, MRPSIM_EV_MRP_REGAIN);
     }
-    set_link(t, "a1", false);
-    set_link(t, "b1", false);
-    expect_ev(t, a, MRPSIM_EV_LINK, 1, MRPSIM_EV_NONE, 0);
-    for (k = 0; k < 5; k++) {
-        qtest_clock_step(t->qts, IV_US * 1000);
-    }
+    cut_and_wait(t, a);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_RING_STATE), ==,
                      MRPSIM_RSTATE_OPEN);
     g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_TRANSITIONS), ==, tr + 5);
