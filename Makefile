@@ -48,7 +48,8 @@ qemu: deps
 tools: deps
 	@$(MAKE) -s -C tools/mrp
 
-# Debian's iproute2 with patches/iproute2 (bridge mrp): the guest's bridge
+# Debian's iproute2 with patches/iproute2 (bridge mrp): the guest's ip,
+# bridge and devlink
 iproute2: deps
 	@bash scripts/iproute2.sh build
 
