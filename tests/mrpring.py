@@ -73,10 +73,16 @@ def ns(i):
     return "n%d" % i
 
 
-def in_ns(i, cmd):
-    """A guest shell command run in node i's namespace with lib.sh."""
-    return "ip netns exec %s sh -c %s" % (ns(i),
-                                          shquote(". /mrpsim/lib.sh; " + cmd))
+def in_ns(i, cmd, sysfs=False):
+    """A guest shell command run in node i's namespace with lib.sh.
+
+    nsenter enters the network namespace alone, in 0.15 s; "ip netns exec"
+    (0.9 s in a debug guest) also mounts a /sys of the namespace, which
+    only a command that reads a port's /sys/class/net needs (sysfs)."""
+    if sysfs:
+        return "ip netns exec %s sh -c %s" % (
+            ns(i), shquote(". /mrpsim/lib.sh; " + cmd))
+    return nsx(i, "sh -c %s" % shquote(". /mrpsim/lib.sh; " + cmd))
 
 
 def build_nodes(vm, ports=("s%dp0", "s%dp1")):
@@ -544,8 +550,8 @@ def check_wire(vm, interval, pcap="s0p0", lossless=True):
     frames = decode(pcap_path(vm, pcap))
     mac = {}
     for p in ("s0p0", "s0p1"):
-        mac[p] = vm.check(in_ns(0, "cat /sys/class/net/%s/address" %
-                                p)).strip()
+        mac[p] = vm.check(in_ns(0, "cat /sys/class/net/%s/address" % p,
+                                sysfs=True)).strip()
     own = test_frames(frames, mac["s0p0"])
     back = test_frames(frames, mac["s0p1"])
     assert len(own) > 100, "only %d test frames from s0p0" % len(own)

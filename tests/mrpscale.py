@@ -318,7 +318,8 @@ def assist_short_break(vm, cable, lose_events=False):
                for p in (0, 1)]
     # debugfs is not in the namespace's own /sys
     fault = "/sys/kernel/debug/mrpsim/%s/evq_fault" % vm.check(R.in_ns(
-        0, "basename $(readlink /sys/class/net/s0p0/device)")).strip()
+        0, "basename $(readlink /sys/class/net/s0p0/device)",
+        sysfs=True)).strip()
     R.set_param(vm, "mrp_assist", True)
     pid = vm.check("cat /run/mrpd-n0.pid").strip()
     # From the stop to the regains, as short as can be (nsenter, not the

@@ -133,23 +133,23 @@ def test_unconnected_ports_have_no_carrier(vm):
 
 def test_ping_across_cable(vm):
     vm.check(CHAIN)
-    vm.check("ip netns exec l2 ping -c 3 -W 5 10.2.0.2")
-    vm.check("ip netns exec l3 ping -c 3 -W 5 10.2.0.1")
+    vm.check("nsenter --net=/run/netns/l2 ping -c 3 -W 5 10.2.0.2")
+    vm.check("nsenter --net=/run/netns/l3 ping -c 3 -W 5 10.2.0.1")
 
 
 def test_ping_across_bridged_chain(vm):
-    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
-    vm.check("ip netns exec h3 ping -c 3 -W 5 10.1.0.1")
+    vm.check("nsenter --net=/run/netns/h0 ping -c 3 -W 5 10.1.0.2")
+    vm.check("nsenter --net=/run/netns/h3 ping -c 3 -W 5 10.1.0.1")
 
 
 def test_counters_follow_traffic(vm):
     def stat(ns, dev, name):
-        return int(vm.check(". /mrpsim/lib.sh; ip netns exec %s sh -c "
+        return int(vm.check("nsenter --net=/run/netns/%s sh -c "
                             "'. /mrpsim/lib.sh; ethtool_stat %s %s'" %
                             (ns, dev, name)))
     tx0 = stat("l2", "s1p2", "hw_tx_frames")
     rx0 = stat("l3", "s1p3", "hw_rx_frames")
-    vm.check("ip netns exec l2 ping -c 5 -W 5 10.2.0.2")
+    vm.check("nsenter --net=/run/netns/l2 ping -c 5 -W 5 10.2.0.2")
     tx1 = stat("l2", "s1p2", "hw_tx_frames")
     rx1 = stat("l3", "s1p3", "hw_rx_frames")
     assert tx1 - tx0 >= 5, (tx0, tx1)
@@ -165,11 +165,11 @@ def test_set_link_changes_carrier(vm):
     vm.check(wait % ("h0", "s0p1", 0))
     # The far end is not told: its carrier stays up.
     vm.check(wait % ("b1", "s1p0", 1))
-    status, _ = vm.run("ip netns exec h0 ping -c 1 -W 1 10.1.0.2")
+    status, _ = vm.run("nsenter --net=/run/netns/h0 ping -c 1 -W 1 10.1.0.2")
     assert status != 0, "ping crossed a cable whose end is down"
     vm.set_link("s0p1", True)
     vm.check(wait % ("h0", "s0p1", 1))
-    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+    vm.check("nsenter --net=/run/netns/h0 ping -c 3 -W 5 10.1.0.2")
 
 
 def test_set_link_both_ends(vm):
@@ -183,7 +183,7 @@ def test_set_link_both_ends(vm):
     vm.set_link("s1p3", True)
     vm.check(wait % ("l2", "s1p2", 1))
     vm.check(wait % ("l3", "s1p3", 1))
-    vm.check("ip netns exec l2 ping -c 3 -W 5 10.2.0.2")
+    vm.check("nsenter --net=/run/netns/l2 ping -c 3 -W 5 10.2.0.2")
 
 
 def test_event_queue_overflow_resyncs(vm):
@@ -193,7 +193,8 @@ def test_event_queue_overflow_resyncs(vm):
     rounds start with the link up and make the same changes, so the queue
     keeps the same events, and the last of them contradicts one of the
     two final states: without the resync one round fails."""
-    stat = "ip netns exec h0 sh -c '. /mrpsim/lib.sh; ethtool_stat s0p1 %s'"
+    stat = ("nsenter --net=/run/netns/h0 sh -c "
+            "'. /mrpsim/lib.sh; ethtool_stat s0p1 %s'")
     wait = ("ip netns exec h0 sh -c '. /mrpsim/lib.sh; wait_for 5000 "
             "carrier_is s0p1 %d'")
     for final in (False, True):
@@ -211,7 +212,7 @@ def test_event_queue_overflow_resyncs(vm):
         vm.check(wait % int(final))
         assert int(vm.check(stat % "sw_evq_drops")) > drops
         assert int(vm.check(stat % "sw_err_evq_full")) > full
-    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+    vm.check("nsenter --net=/run/netns/h0 ping -c 3 -W 5 10.1.0.2")
 
 
 def test_event_queue_halt_restarts(vm):
@@ -220,7 +221,8 @@ def test_event_queue_halt_restarts(vm):
     registers).  The device signals the event vector all the same, and the
     driver restarts the queue and takes the carrier from the device: the
     link change whose event was lost shows, and later events arrive."""
-    stat = "ip netns exec h0 sh -c '. /mrpsim/lib.sh; ethtool_stat s0p1 %s'"
+    stat = ("nsenter --net=/run/netns/h0 sh -c "
+            "'. /mrpsim/lib.sh; ethtool_stat s0p1 %s'")
     wait = ("ip netns exec h0 sh -c '. /mrpsim/lib.sh; wait_for 5000 "
             "carrier_is s0p1 %d'")
     pci = vm.check("ip netns exec h0 sh -c 'basename $(readlink "
@@ -236,7 +238,7 @@ def test_event_queue_halt_restarts(vm):
     assert int(vm.check(stat % "sw_err_dma")) == dma + 1
     vm.set_link("s0p1", True)
     vm.check(wait % 1)
-    vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+    vm.check("nsenter --net=/run/netns/h0 ping -c 3 -W 5 10.1.0.2")
 
 
 def test_rmmod_insmod_under_traffic(vm):
@@ -245,8 +247,8 @@ def test_rmmod_insmod_under_traffic(vm):
     if vm.run("test -e /run/netns/h0")[0]:
         vm.check(CHAIN)
     for _ in range(3):
-        vm.check("ip netns exec h0 ping -i 0.02 10.1.0.2 >/tmp/ping.log 2>&1 &"
-                 "ip netns exec l2 ping -i 0.02 10.2.0.2 >/tmp/ping2.log 2>&1 &"
+        vm.check("nsenter --net=/run/netns/h0 ping -i 0.02 10.1.0.2 >/tmp/ping.log 2>&1 &"
+                 "nsenter --net=/run/netns/l2 ping -i 0.02 10.2.0.2 >/tmp/ping2.log 2>&1 &"
                  ". /mrpsim/lib.sh; "
                  "wait_for 10000 grep -q 'seq=3 ' /tmp/ping.log && "
                  "wait_for 10000 grep -q 'seq=3 ' /tmp/ping2.log")
@@ -258,4 +260,4 @@ def test_rmmod_insmod_under_traffic(vm):
         for sw, n in enumerate(PORTS):
             assert len(ports_of(vm, sw)) == n
         vm.check(CHAIN)
-        vm.check("ip netns exec h0 ping -c 3 -W 5 10.1.0.2")
+        vm.check("nsenter --net=/run/netns/h0 ping -c 3 -W 5 10.1.0.2")
