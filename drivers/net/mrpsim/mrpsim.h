@@ -168,6 +168,9 @@ struct mrpsim;
  * @index: port number on the switch
  * @irq: Linux IRQ of the port's MSI-X vector
  * @napi: RX and TX completion processing
+ * @irq_jiffies: when the vector last fired, for the TX watchdog's report
+ * @poll_jiffies: when @napi last polled, for the TX watchdog's report
+ * @irq_cpu: the CPU the vector last fired on, which runs the poll
  * @txq: TX ring
  * @rxq: RX ring
  * @nstats: counters updated by NAPI
@@ -197,6 +200,9 @@ struct mrpsim_port {
 	unsigned int index;
 	unsigned int irq;
 	struct napi_struct napi;
+	unsigned long irq_jiffies;
+	unsigned long poll_jiffies;
+	int irq_cpu;
 	struct mrpsim_queue txq;
 	struct mrpsim_queue rxq;
 	struct mrpsim_napi_stats nstats;

@@ -345,6 +345,7 @@ static int mrpsim_poll(struct napi_struct *napi, int budget)
 	struct mrpsim_port *port = container_of(napi, struct mrpsim_port, napi);
 	int done;
 
+	WRITE_ONCE(port->poll_jiffies, jiffies);
 	mrpsim_tx_clean(port, budget);
 	done = mrpsim_rx(port, budget);
 
@@ -358,6 +359,8 @@ static irqreturn_t mrpsim_port_irq(int irq, void *data)
 {
 	struct mrpsim_port *port = data;
 
+	WRITE_ONCE(port->irq_jiffies, jiffies);
+	WRITE_ONCE(port->irq_cpu, smp_processor_id());
 	/* The vector is masked until the poll routine is done. */
 	napi_schedule_irqoff(&port->napi);
 
@@ -556,6 +559,9 @@ static int mrpsim_port_start(struct mrpsim_port *port)
 	port->hw_up = true;
 	mrpsim_port_apply_state(port);
 	netdev_reset_queue(port->netdev);
+	port->irq_jiffies = jiffies;
+	port->poll_jiffies = jiffies;
+	port->irq_cpu = -1;
 	napi_enable(&port->napi);
 	mrpsim_irq_unmask(port->sw, MRPSIM_VEC_PORT(port->index));
 
@@ -655,10 +661,12 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 	 * means the frames were sent and the completions not reclaimed;
 	 * a TAIL behind the driver's, a doorbell that never came.  A masked
 	 * vector with NAPI idle is an interrupt that never reached the
-	 * handler; with NAPI scheduled, a poll that never got to run.
+	 * handler; with NAPI scheduled, a poll that never got to run: how
+	 * long ago the vector fired and NAPI last polled, and on which CPU,
+	 * tell a lost wake-up from a CPU whose softirqs were held back.
 	 */
 	netdev_err(netdev,
-		   "TX timeout, %u descriptors pending: driver head %u tail %u doorbell %u, device head %u tail %u, vector %s, NAPI %s\n",
+		   "TX timeout, %u descriptors pending: driver head %u tail %u doorbell %u, device head %u tail %u, vector %s, NAPI %s (state %#lx), last interrupt %u ms ago on CPU %d, last poll %u ms ago\n",
 		   READ_ONCE(q->tail) - READ_ONCE(q->head),
 		   READ_ONCE(q->head) & mask, READ_ONCE(q->tail) & mask,
 		   READ_ONCE(q->doorbell) & mask,
@@ -666,7 +674,10 @@ static void mrpsim_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 		   mrpsim_read(port->sw, MRPSIM_REG_IRQ_MASK) &
 		   BIT(MRPSIM_VEC_PORT(port->index)) ? "masked" : "unmasked",
 		   test_bit(NAPI_STATE_SCHED, &port->napi.state) ?
-		   "scheduled" : "idle");
+		   "scheduled" : "idle", READ_ONCE(port->napi.state),
+		   jiffies_to_msecs(jiffies - READ_ONCE(port->irq_jiffies)),
+		   READ_ONCE(port->irq_cpu),
+		   jiffies_to_msecs(jiffies - READ_ONCE(port->poll_jiffies)));
 	schedule_work(&port->restart_work);
 }
 
