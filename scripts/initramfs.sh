@@ -1,8 +1,8 @@
 #!/bin/bash
 # Assemble the guest initramfs: busybox-static, dash, the host's ethtool,
 # ip, bridge and devlink built from Debian's iproute2 with patches/iproute2,
-# all with their shared libraries, the mrpsim module, the MRP tools and the guest-side
-# test scripts.
+# all with their shared libraries, the mrpsim module, the MRP tools and the
+# guest-side test scripts.
 #
 #   scripts/initramfs.sh [OUTPUT.cpio]
 #

@@ -2,13 +2,12 @@
 # Build the guest's iproute2 tools (ip, bridge, devlink) from Debian's
 # source package with patches/iproute2/*.patch applied (bridge mrp).
 #
-#   scripts/iproute2.sh [build|prepare|path|bindir]
+#   scripts/iproute2.sh [build|prepare|bindir]
 #
 #   build    fetch (apt-get source iproute2), unpack, patch, configure and
 #            build ip, bridge and devlink (default); they land in
 #            build/iproute2-src/bin/
 #   prepare  only fetch, unpack and patch the source tree
-#   path     print the path of the bridge binary
 #   bindir   print the directory of the three binaries
 #
 # They link libmnl and libc only.  configure also takes up whatever
@@ -137,7 +136,6 @@ build() {
 case "${1:-build}" in
 build) build ;;
 prepare) prepare ;;
-path) echo "$BRIDGE_BIN" ;;
 bindir) echo "$BINDIR" ;;
-*) die "usage: $0 [build|prepare|path|bindir]" ;;
+*) die "usage: $0 [build|prepare|bindir]" ;;
 esac
