@@ -67,12 +67,15 @@ Q_BASE_LO, Q_BASE_HI, Q_SIZE, Q_HEAD, Q_TAIL, Q_CTRL = 0, 4, 8, 0xc, 0x10, 0x14
 PORT_TXQ, PORT_RXQ = 0x000, 0x020
 PORT_CTRL, PORT_STATUS, PORT_MAC_LO, PORT_MAC_HI = 0x40, 0x44, 0x48, 0x4c
 PORT_FWD_MASK, PORT_FLOOD_LIMIT = 0x50, 0x54
-NUM_COUNTERS = 31
+NUM_COUNTERS = 35
 CNT_RX_FRAMES = 0
 
 
+PORT_STRIDE = 0x400
+
+
 def port_base(p):
-    return 0x1000 + p * 0x200
+    return 0x1000 + p * PORT_STRIDE
 
 
 def mrp_base(r):
@@ -82,8 +85,8 @@ def mrp_base(r):
 MRP_ROLE, MRP_RING_ID, MRP_PORTS, MRP_PRIO = 0x00, 0x04, 0x08, 0x0c
 MRP_RING_STATE, MRP_TRANSITIONS, MRP_SA_LO, MRP_SA_HI = 0x10, 0x14, 0x18, 0x1c
 MRP_INTERVAL, MRP_MAX_MISS, MRP_PERIOD, MRP_TEST_CTRL = 0x30, 0x34, 0x38, 0x3c
-MRP_REGS = list(range(0, 0x54, 4))      # + TOPO_*, ASSIST
-MRP_EDGE = [0x54, 0xfc]                 # just past the registers
+MRP_REGS = list(range(0, 0x80, 4))      # + TOPO_*, ASSIST, IN_*
+MRP_EDGE = [0x80, 0xfc]                 # just past the registers
 
 PORT_REGS = ([PORT_TXQ + o for o in range(0, 0x18, 4)] +
              [PORT_RXQ + o for o in range(0, 0x18, 4)] +
@@ -91,7 +94,7 @@ PORT_REGS = ([PORT_TXQ + o for o in range(0, 0x18, 4)] +
               PORT_FLOOD_LIMIT] +
              [0x100 + i * 4 for i in range(NUM_COUNTERS * 2)])
 PORT_EDGE = [0x18, 0x38, 0x58, 0xfc, 0x100 + NUM_COUNTERS * 8,
-             0x104 + NUM_COUNTERS * 8, 0x1fc]
+             0x104 + NUM_COUNTERS * 8, PORT_STRIDE - 4]
 
 # ---- Machine, memory map ----
 
@@ -868,7 +871,7 @@ class Gen:
         if off == REG_EVQ_BASE_LO:
             return 0
         if port_base(0) <= off < port_base(8):
-            port, o = divmod(off - port_base(0), 0x200)
+            port, o = divmod(off - port_base(0), PORT_STRIDE)
             if o in (PORT_TXQ, PORT_RXQ):
                 return 1 + 2 * port + (o == PORT_RXQ)
         return None

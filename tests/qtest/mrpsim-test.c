@@ -64,6 +64,7 @@ typedef struct Ev {
 
 static const uint8_t test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
 static const uint8_t ctrl_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x02 };
+static const uint8_t in_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x03 };
 static const uint8_t sa0[6] = { 0x02, 0x00, 0x00, 0x00, 0xaa, 0x01 };
 
 /* ---- Boot and register access ---- */
@@ -486,6 +487,20 @@ static size_t mrp_ctrl_frame(uint8_t *f, uint8_t tlv)
     return MRP_FRAME_LEN;
 }
 
+/* An MRP_InTest of interconnection @id from @sa, sent on port role @role. */
+static size_t mrp_in_test_frame(uint8_t *f, uint16_t id, const uint8_t *sa,
+                                uint16_t role)
+{
+    mrp_head(f, in_dmac, sa, 0x06, 18);
+    stw_be_p(f + 18, id);
+    memcpy(f + 20, sa, 6);
+    stw_be_p(f + 26, role);
+    f[36] = 0x01;
+    f[37] = 18;
+    memset(f + 40, 0xff, 16);
+    return MRP_FRAME_LEN;
+}
+
 /* ---- FDB and L2 forwarding ---- */
 
 static const uint8_t host[5][6] = {
@@ -589,14 +604,16 @@ static void test_ident(void)
                     MRPSIM_PCI_CLASS);
     g_assert_cmphex(qpci_config_readb(a->dev, PCI_INTERRUPT_PIN), ==, 0);
     g_assert_cmphex(rd(a, MRPSIM_REG_ID), ==, MRPSIM_ID);
-    g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10001);
+    g_assert_cmphex(rd(a, MRPSIM_REG_VERSION), ==, 0x10002);
     g_assert_cmphex(rd(a, MRPSIM_REG_CAP), ==,
                     4 | 3 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST |
+                    MRPSIM_CAP_IN);
     g_assert_cmphex(rd(b, MRPSIM_REG_CAP), ==, 2 | MRPSIM_CAP_L2);
     g_assert_cmphex(rd(c, MRPSIM_REG_CAP), ==,
                     8 | 4 << MRPSIM_CAP_RINGS_SHIFT | MRPSIM_CAP_MRP |
-                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST);
+                    MRPSIM_CAP_MRA | MRPSIM_CAP_L2 | MRPSIM_CAP_ASSIST |
+                    MRPSIM_CAP_IN);
     g_assert_cmpuint(rd(a, MRPSIM_REG_FDB_SIZE), ==, MRPSIM_FDB_ENTRIES);
     g_assert_cmphex(rd(c, MRPSIM_REG_IRQ_MASK), ==, 0x1ff);
     g_assert_cmphex(prd(c, 7, MRPSIM_PORT_STATUS), ==,
@@ -1461,8 +1478,12 @@ static void test_mrc_fwd(void)
      * Option frame (TestMgrNAck, :01) and InTest (:03).
      */
     for (i = 0; i < ARRAY_SIZE(trapped); i++) {
-        mrp_ctrl_frame(f, trapped[i].tlv);
-        f[5] = trapped[i].dmac;
+        if (trapped[i].tlv == 0x06) {
+            mrp_in_test_frame(f, 7, sa0, 0);
+        } else {
+            mrp_ctrl_frame(f, trapped[i].tlv);
+            f[5] = trapped[i].dmac;
+        }
         tx(t, a, 0, f, MRP_FRAME_LEN);
         g_assert_cmpint(rx(t, b, 0, g, &status, &meta), ==, MRP_FRAME_LEN);
         g_assert(!memcmp(f, g, MRP_FRAME_LEN));
@@ -2953,6 +2974,430 @@ static void take_over(Ctx *src, Ctx *dst, int nsw)
  * destination's backends and link partners say once the VM runs there,
  * with a LINK event where the two differ.
  */
+/* ---- Interconnection ---- */
+
+/*
+ * Two 3-port switches: ring port 0 and I-port 2 of each cabled to the
+ * other's (a0 - b0, a2 - b2); port 1 has no cable.  sw0 runs a MIM,
+ * sw1 a MIC, each with a client's ring role on ports 0 and 1.
+ */
+#define IN_SWITCHES \
+    "-netdev hubport,id=a0,hubid=1 -netdev hubport,id=b0,hubid=1 " \
+    "-netdev hubport,id=a2,hubid=3 -netdev hubport,id=b2,hubid=3 " \
+    "-device mrpsim,id=sw0,addr=4,ports=3,netdev0=a0,netdev2=a2 " \
+    "-device mrpsim,id=sw1,addr=5,ports=3,netdev0=b0,netdev2=b2"
+
+#define IN_ID           0x0123
+
+static void in_setup(Sw *sw, uint32_t in_role)
+{
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    mwr(sw, 0, MRPSIM_MRP_SA_LO, ldl_le_p(sa0));
+    mwr(sw, 0, MRPSIM_MRP_SA_HI, lduw_le_p(sa0 + 4));
+    mwr(sw, 0, MRPSIM_MRP_IN_ROLE, in_role);
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, 2);
+    mwr(sw, 0, MRPSIM_MRP_IN_ID, IN_ID);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+}
+
+static uint32_t in_status(Sw *sw)
+{
+    return mrd(sw, 0, MRPSIM_MRP_IN_STATUS) & ~MRPSIM_MRP_STATUS_GEN_MASK;
+}
+
+static uint32_t in_gen(Sw *sw)
+{
+    return (mrd(sw, 0, MRPSIM_MRP_IN_STATUS) & MRPSIM_MRP_STATUS_GEN_MASK) >>
+           MRPSIM_MRP_STATUS_GEN_SHIFT;
+}
+
+static void expect_in_ev(Ctx *t, Sw *sw, uint8_t type, uint8_t port,
+                         uint32_t role)
+{
+    Ev ev;
+
+    g_assert(ev_next(t, sw, &ev));
+    g_assert_cmpuint(ev.type, ==, type);
+    g_assert_cmpuint(ev.port, ==, port);
+    g_assert_cmpuint(ev.ring, ==, 0);
+    g_assert_cmphex(ev.data, ==, role | in_gen(sw) << MRPSIM_EV_MRP_GEN_SHIFT);
+}
+
+static void test_in_regs(void)
+{
+    Ctx *t = boot("-device mrpsim,addr=4,ports=4,rings=2", 1);
+    Sw *sw = &t->sw[0];
+
+    /* power-on values */
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_ROLE), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_PORT), ==, MRPSIM_MRP_PORT_NONE);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_STATE), ==,
+                     MRPSIM_IN_STATE_OPEN);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_INTERVAL), ==, 1000);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_MAX_MISS), ==, 3);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_CTRL), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_STATUS), ==, 0);
+
+    /* bad values: refused with ERR_REG, the register keeps its value */
+    mwr(sw, 0, MRPSIM_MRP_IN_ROLE, 3);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_STATE, 2);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_INTERVAL, MRPSIM_TEST_INTERVAL_MIN - 1);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_CTRL, 2);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, 4);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_ROLE), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_INTERVAL), ==, 1000);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_PORT), ==, MRPSIM_MRP_PORT_NONE);
+
+    /*
+     * An I-port is no ring port, of this instance or another, and no
+     * other instance's I-port; a ring port is no I-port.
+     */
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 0 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, 1);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 1, MRPSIM_MRP_IN_PORT, 0);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, 2);
+    mwr(sw, 1, MRPSIM_MRP_IN_PORT, 2);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 1, MRPSIM_MRP_PORTS, 2 | 3 << MRPSIM_MRP_PORTS_S_SHIFT);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_PORTS, 2 | 1 << MRPSIM_MRP_PORTS_S_SHIFT);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_PORT), ==, 2);
+
+    /* the InTest runs only on a MIM with an I-port */
+    mwr(sw, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_ROLE, MRPSIM_ROLE_MRC);
+    mwr(sw, 0, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_MIM);
+    mwr(sw, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN | 2);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    g_assert_cmphex(rd(sw, MRPSIM_REG_ERR_STATUS), ==, 0);
+    g_assert_cmphex(in_status(sw), ==, MRPSIM_IN_STATUS_RUNNING);
+    g_assert_cmpuint(in_gen(sw), ==, 1);
+    /* ...whose I-port cannot go while it runs */
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, MRPSIM_MRP_PORT_NONE);
+    expect_err(sw, MRPSIM_ERR_REG, 0xff);
+    mwr(sw, 0, MRPSIM_MRP_IN_PORT, 3);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_PORT), ==, 3);
+
+    /* IN_STATE counts its transitions; writing the same is none */
+    mwr(sw, 0, MRPSIM_MRP_IN_STATE, MRPSIM_IN_STATE_CLOSED);
+    mwr(sw, 0, MRPSIM_MRP_IN_STATE, MRPSIM_IN_STATE_CLOSED);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_TRANSITIONS), ==, 1);
+    /* closing checks afresh: a new generation */
+    g_assert_cmpuint(in_gen(sw), ==, 2);
+
+    /* no MIM, no test */
+    mwr(sw, 0, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_MIC);
+    g_assert_cmphex(in_status(sw), ==, 0);
+    g_assert_cmphex(mrd(sw, 0, MRPSIM_MRP_IN_TEST_CTRL), ==, 0);
+
+    /* reset: power-on values again */
+    mwr(sw, 0, MRPSIM_MRP_IN_CTRL, MRPSIM_IN_CTRL_FWD);
+    wr(sw, MRPSIM_REG_CTRL, MRPSIM_CTRL_RESET);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_ROLE), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_PORT), ==, MRPSIM_MRP_PORT_NONE);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_ID), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_TRANSITIONS), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_CTRL), ==, 0);
+    g_assert_cmpuint(mrd(sw, 0, MRPSIM_MRP_IN_STATUS), ==, 0);
+    shutdown_ctx(t);
+}
+
+/*
+ * A MIM's InTest frames: their layout, on all three ports; back through
+ * the MIC on the other side, terminated by the MIM and never seen by a
+ * CPU; the I-link cut is a loss after IN_MAX_MISS intervals, mended a
+ * regain; while IN_STATE is open the first own frame is reported once.
+ */
+static void test_in_mim(void)
+{
+    Ctx *t = boot(IN_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t g[BUF_SIZE];
+    uint16_t status;
+    uint32_t meta;
+    int k, p;
+
+    evq_setup(t, a, EVQ_SIZE);
+    for (p = 0; p < 3; p++) {
+        port_rings(t, a, p, BUF_SIZE);
+        port_rings(t, b, p, BUF_SIZE);
+    }
+    in_setup(a, MRPSIM_IN_ROLE_MIM);
+    in_setup(b, MRPSIM_IN_ROLE_MIC);
+    mwr(a, 0, MRPSIM_MRP_DOMAIN(0), 0x11);
+    mwr(a, 0, MRPSIM_MRP_IN_STATE, MRPSIM_IN_STATE_CLOSED);
+    mwr(a, 0, MRPSIM_MRP_IN_INTERVAL, IV_US);
+    mwr(a, 0, MRPSIM_MRP_IN_MAX_MISS, 3);
+
+    /* without IN_CTRL.FWD the MIC's CPU gets them: look at them there */
+    mwr(a, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    g_assert_cmpuint(cnt(a, 0, MRPSIM_CNT_MRP_IN_TEST_TX), ==, 1);
+    g_assert_cmpuint(cnt(a, 1, MRPSIM_CNT_MRP_IN_TEST_TX), ==, 0);
+    g_assert_cmpuint(cnt(a, 2, MRPSIM_CNT_MRP_IN_TEST_TX), ==, 1);
+    for (p = 0; p <= 2; p += 2) {
+        g_assert_cmpint(rx(t, b, p, g, &status, &meta), ==, MRP_FRAME_LEN);
+        g_assert_cmphex(status, ==, MRPSIM_DESC_DONE | MRPSIM_DESC_MRP);
+        g_assert_cmphex(meta, ==, 0);
+        g_assert(!memcmp(g, in_dmac, 6));
+        g_assert_cmphex(lduw_be_p(g + 12), ==, 0x88e3);
+        g_assert_cmphex(g[16], ==, 0x06);                   /* InTest */
+        g_assert_cmphex(g[17], ==, 18);
+        g_assert_cmphex(lduw_be_p(g + 18), ==, IN_ID);
+        g_assert(!memcmp(g + 20, sa0, 6));
+        g_assert_cmphex(lduw_be_p(g + 26), ==, p);          /* port role */
+        g_assert_cmphex(lduw_be_p(g + 28), ==, MRPSIM_IN_STATE_CLOSED);
+        g_assert_cmphex(lduw_be_p(g + 30), ==, 1);          /* transitions */
+        g_assert_cmphex(g[36], ==, 0x01);                   /* Common */
+        g_assert_cmphex(g[37], ==, 18);
+        g_assert_cmphex(lduw_be_p(g + 38), ==, p ? 2 : 1);  /* sequence */
+        g_assert_cmphex(g[40], ==, 0x11);                   /* domain */
+        g_assert_cmphex(g[56], ==, 0x00);                   /* End */
+    }
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_MRP_TRAP), ==, 1);
+
+    /*
+     * With FWD the MIC passes them on to its other ports: p0's to p2 and
+     * p1 (no cable), p2's to p0 and p1; each comes back to the MIM once.
+     */
+    mwr(b, 0, MRPSIM_MRP_IN_CTRL, MRPSIM_IN_CTRL_FWD);
+    for (k = 1; k <= 5; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+        wait_cnt(a, 0, MRPSIM_CNT_MRP_IN_TEST_RX, k);
+        wait_cnt(a, 2, MRPSIM_CNT_MRP_IN_TEST_RX, k);
+    }
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 5);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_MRP_FWD), ==, 5);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 10);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_MRP_TRAP), ==, 1);
+    for (p = 0; p < 3; p++) {
+        g_assert_cmpint(rx(t, a, p, g, NULL, NULL), ==, -1);
+        g_assert_cmpint(rx(t, b, p, g, NULL, NULL), ==, -1);
+    }
+    g_assert_cmphex(in_status(a), ==, MRPSIM_IN_STATUS_RUNNING);
+    expect_no_ev(t, a);
+
+    /* cut the interconnection: lost at the 4th tick, reported once */
+    set_link(t, "a2", false);
+    set_link(t, "b2", false);
+    expect_ev(t, a, MRPSIM_EV_LINK, 2, MRPSIM_EV_NONE, 0);
+    for (k = 0; k < 3; k++) {
+        qtest_clock_step(t->qts, IV_US * 1000);
+        expect_no_ev(t, a);
+    }
+    qtest_clock_step(t->qts, IV_US * 1000);
+    expect_in_ev(t, a, MRPSIM_EV_IN_LOSS, 2, 2);
+    g_assert_cmphex(in_status(a), ==,
+                    MRPSIM_IN_STATUS_RUNNING | MRPSIM_IN_STATUS_LOST);
+    g_assert_cmpuint(cnt(a, 2, MRPSIM_CNT_MRP_IN_LOSS), ==, 1);
+    qtest_clock_step(t->qts, 3 * IV_US * 1000);
+    expect_no_ev(t, a);
+
+    /* mend it: back on the I-port (p0's frame through the MIC) */
+    set_link(t, "a2", true);
+    set_link(t, "b2", true);
+    expect_ev(t, a, MRPSIM_EV_LINK, 2, MRPSIM_EV_NONE, 1);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_IN_TEST_RX, 6);
+    expect_in_ev(t, a, MRPSIM_EV_IN_REGAIN, 2, 2);
+    expect_no_ev(t, a);
+    g_assert_cmphex(in_status(a), ==, MRPSIM_IN_STATUS_RUNNING);
+    g_assert_cmpuint(cnt(a, 2, MRPSIM_CNT_MRP_IN_REGAIN), ==, 1);
+
+    /*
+     * The software opens the interconnection with no loss of the
+     * engine's: the next own frame is reported, once.
+     */
+    mwr(a, 0, MRPSIM_MRP_IN_STATE, MRPSIM_IN_STATE_OPEN);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    wait_cnt(a, 0, MRPSIM_CNT_MRP_IN_TEST_RX, 7);
+    expect_in_ev(t, a, MRPSIM_EV_IN_REGAIN, 2, 2);
+    qtest_clock_step(t->qts, IV_US * 1000);
+    expect_no_ev(t, a);
+    g_assert_cmpuint(cnt(a, 2, MRPSIM_CNT_MRP_IN_REGAIN), ==, 1);
+    shutdown_ctx(t);
+}
+
+/*
+ * Another interconnection's InTest, with IN_CTRL.FWD: a MIM passes it
+ * between its ring ports only and drops it on its I-port; a MIC passes it
+ * to all its other ports, but not on from a blocked ring port nor out of
+ * a blocked one; a node with no interconnection role between its ring
+ * ports.  None reaches a CPU.
+ */
+static void test_in_fwd(void)
+{
+    Ctx *t = boot(IN_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+    uint8_t f[BUF_SIZE], g[BUF_SIZE];
+    int p;
+
+    for (p = 0; p < 3; p++) {
+        port_rings(t, a, p, BUF_SIZE);
+        port_rings(t, b, p, BUF_SIZE);
+    }
+    in_setup(b, MRPSIM_IN_ROLE_MIC);
+    mwr(b, 0, MRPSIM_MRP_IN_CTRL, MRPSIM_IN_CTRL_FWD);
+    mrp_in_test_frame(f, IN_ID + 1, sa0, 0);
+
+    /* MIC, from ring port 0: to p2 (back to sw0's CPU) and p1 (no link) */
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    wait_cnt(a, 2, MRPSIM_CNT_RX_FRAMES, 1);
+    g_assert_cmpint(rx(t, a, 2, g, NULL, NULL), ==, MRP_FRAME_LEN);
+    g_assert(!memcmp(f, g, MRP_FRAME_LEN));
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 1);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_FWD), ==, 1);
+    /* from the I-port: to both ring ports */
+    tx(t, a, 2, f, MRP_FRAME_LEN);
+    wait_cnt(a, 0, MRPSIM_CNT_RX_FRAMES, 1);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 2);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_MRP_FWD), ==, 1);
+    g_assert_cmpint(rx(t, a, 0, g, NULL, NULL), ==, MRP_FRAME_LEN);
+    /* a blocked I-port passes none out */
+    pwr(b, 2, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 3);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    pwr(b, 2, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+    /* a blocked ring port passes none on */
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN |
+        MRPSIM_PSTATE_BLOCKING << MRPSIM_PORT_CTRL_STATE_SHIFT);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 3);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 3);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    pwr(b, 0, MRPSIM_PORT_CTRL, MRPSIM_PORT_CTRL_EN);
+
+    /* MIM: from a ring port only to the other; on the I-port dropped */
+    mwr(b, 0, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_MIM);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 4);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    tx(t, a, 2, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_RX_FRAMES), ==, 2);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 4);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_TX_FRAMES), ==, 1);
+
+    /*
+     * No interconnection role: between the ring ports; the I-port is an
+     * ordinary port again, whose MRP frames go to the CPU.
+     */
+    mwr(b, 0, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_DISABLED);
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 5);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_TX_FRAMES), ==, 1);
+    tx(t, a, 2, f, MRP_FRAME_LEN);
+    g_assert_cmpint(rx(t, b, 2, g, NULL, NULL), ==, MRP_FRAME_LEN);
+
+    /* a short InTest TLV is malformed */
+    f[17] = 12;
+    tx(t, a, 0, f, MRP_FRAME_LEN);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_MRP_MALFORMED), ==, 1);
+    g_assert_cmpuint(cnt(b, 1, MRPSIM_CNT_TX_DROP_LINK), ==, 5);
+
+    for (p = 0; p < 3; p++) {
+        g_assert_cmpint(rx(t, a, p, g, NULL, NULL), ==, -1);
+        g_assert_cmpint(rx(t, b, p, g, NULL, NULL), ==, -1);
+    }
+    shutdown_ctx(t);
+}
+
+/* IN_PERIOD ends the InTest with IN_TEST_DONE; a role change stops it. */
+static void test_in_period(void)
+{
+    Ctx *t = boot(IN_SWITCHES, 2);
+    Sw *a = &t->sw[0], *b = &t->sw[1];
+
+    evq_setup(t, a, EVQ_SIZE);
+    in_setup(a, MRPSIM_IN_ROLE_MIM);
+    mwr(a, 0, MRPSIM_MRP_IN_PERIOD, 3500);
+    mwr(a, 0, MRPSIM_MRP_IN_MAX_MISS, 100);
+    mwr(a, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    qtest_clock_step(t->qts, 3499000);
+    expect_no_ev(t, a);
+    qtest_clock_step(t->qts, 1000);
+    expect_in_ev(t, a, MRPSIM_EV_IN_TEST_DONE, MRPSIM_EV_NONE, 0);
+    g_assert_cmphex(in_status(a), ==, 0);
+    g_assert_cmphex(mrd(a, 0, MRPSIM_MRP_IN_TEST_CTRL), ==, 0);
+    /* 4 ticks (0 to 3 ms) on p0 and p2 */
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 4);
+    g_assert_cmpuint(cnt(b, 2, MRPSIM_CNT_RX_FRAMES), ==, 4);
+
+    mwr(a, 0, MRPSIM_MRP_IN_PERIOD, 0);
+    mwr(a, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 5);
+    mwr(a, 0, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_MIC);
+    g_assert_cmphex(in_status(a), ==, 0);
+    qtest_clock_step(t->qts, 10 * IV_US * 1000);
+    g_assert_cmpuint(cnt(b, 0, MRPSIM_CNT_RX_FRAMES), ==, 5);
+    expect_no_ev(t, a);
+    shutdown_ctx(t);
+}
+
+/* A running MIM migrates: its registers, generation and timer go along. */
+static void test_in_migrate(void)
+{
+    g_autofree char *uri = g_strdup_printf("unix:%s/mrpsim-mig-in-%d.sock",
+                                           g_get_tmp_dir(), getpid());
+    Ctx *src = boot(IN_SWITCHES, 2);
+    Ctx *dst = g_new0(Ctx, 1);
+    Sw *a = &src->sw[0], *b = &src->sw[1];
+    int i;
+
+    evq_setup(src, a, EVQ_SIZE);
+    in_setup(a, MRPSIM_IN_ROLE_MIM);
+    in_setup(b, MRPSIM_IN_ROLE_MIC);
+    mwr(b, 0, MRPSIM_MRP_IN_CTRL, MRPSIM_IN_CTRL_FWD);
+    mwr(a, 0, MRPSIM_MRP_IN_STATE, MRPSIM_IN_STATE_CLOSED);
+    mwr(a, 0, MRPSIM_MRP_IN_INTERVAL, IV_US);
+    mwr(a, 0, MRPSIM_MRP_IN_TEST_CTRL, MRPSIM_IN_TEST_CTRL_RUN);
+    wait_cnt(a, 2, MRPSIM_CNT_MRP_IN_TEST_RX, 1);
+    g_assert_cmpuint(in_gen(a), ==, 1);
+
+    dst->qs = qtest_pc_boot("-nodefaults " IN_SWITCHES " -incoming %s", uri);
+    dst->qts = dst->qs->qts;
+    qobject_unref(qtest_qmp(dst->qts, "{'execute': 'migrate-set-parameters',"
+                            " 'arguments': {'announce-rounds': 0}}"));
+    migrate(src->qs, dst->qs, uri);
+    for (i = 0; i < 2; i++) {
+        dst->sw[i] = src->sw[i];
+        sw_init(dst, i, 4 + i);
+    }
+    shutdown_ctx(src);
+    a = &dst->sw[0];
+    b = &dst->sw[1];
+
+    g_assert_cmphex(in_status(a), ==, MRPSIM_IN_STATUS_RUNNING);
+    g_assert_cmpuint(in_gen(a), ==, 1);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_IN_ID), ==, IN_ID);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_IN_PORT), ==, 2);
+    g_assert_cmpuint(mrd(a, 0, MRPSIM_MRP_IN_TRANSITIONS), ==, 1);
+    g_assert_cmphex(mrd(b, 0, MRPSIM_MRP_IN_CTRL), ==, MRPSIM_IN_CTRL_FWD);
+    qtest_clock_step(dst->qts, IV_US * 1000);
+    wait_cnt(a, 2, MRPSIM_CNT_MRP_IN_TEST_RX, 2);
+    expect_no_ev(dst, a);
+    set_link(dst, "a2", false);
+    expect_ev(dst, a, MRPSIM_EV_LINK, 2, MRPSIM_EV_NONE, 0);
+    set_link(dst, "a0", false);
+    expect_ev(dst, a, MRPSIM_EV_LINK, 0, MRPSIM_EV_NONE, 0);
+    qtest_clock_step(dst->qts, 4 * IV_US * 1000);
+    expect_in_ev(dst, a, MRPSIM_EV_IN_LOSS, 2, 2);
+    shutdown_ctx(dst);
+}
+
 static void test_migrate_link(void)
 {
     g_autofree char *uri = g_strdup_printf("unix:%s/mrpsim-mig-%d.sock",
@@ -3184,6 +3629,11 @@ int main(int argc, char **argv)
     qtest_add_func("/mrpsim/l2-ageing", test_l2_ageing);
     qtest_add_func("/mrpsim/assist-open", test_assist_open);
     qtest_add_func("/mrpsim/assist-flush", test_assist_flush);
+    qtest_add_func("/mrpsim/in-regs", test_in_regs);
+    qtest_add_func("/mrpsim/in-mim", test_in_mim);
+    qtest_add_func("/mrpsim/in-fwd", test_in_fwd);
+    qtest_add_func("/mrpsim/in-period", test_in_period);
+    qtest_add_func("/mrpsim/in-migrate", test_in_migrate);
     qtest_add_func("/mrpsim/migrate", test_migrate);
     qtest_add_func("/mrpsim/migrate-link", test_migrate_link);
     qtest_add_func("/mrpsim/migrate-bad-stream", test_migrate_bad_stream);

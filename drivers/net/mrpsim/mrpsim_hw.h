@@ -60,7 +60,7 @@
 #define MRPSIM_ID			0x4d525053	/* "MRPS" */
 #define MRPSIM_REG_VERSION		0x0004	/* RO, major << 16 | minor */
 #define MRPSIM_VERSION_MAJOR		1
-#define MRPSIM_VERSION_MINOR		1	/* 1.1: L2 forwarding, FDB */
+#define MRPSIM_VERSION_MINOR		2	/* 1.1: L2, FDB; 1.2: MIM/MIC */
 #define MRPSIM_VERSION_MAJOR_SHIFT	16
 #define MRPSIM_VERSION_MINOR_MASK	0x0000ffff
 #define MRPSIM_REG_CAP			0x0008	/* RO */
@@ -71,6 +71,7 @@
 #define MRPSIM_CAP_MRA			0x00020000	/* test monitor mode */
 #define MRPSIM_CAP_L2			0x00040000	/* FDB, L2 forwarding */
 #define MRPSIM_CAP_ASSIST		0x00080000	/* MRP recovery assist */
+#define MRPSIM_CAP_IN			0x00100000	/* MRP interconnection */
 #define MRPSIM_REG_CTRL			0x000c	/* RW */
 #define MRPSIM_CTRL_RESET		0x00000001	/* W: reset, self-clears */
 #define MRPSIM_REG_ERR_STATUS		0x0010	/* RW1C, MRPSIM_ERR_* bits */
@@ -146,7 +147,8 @@ enum mrpsim_err {
 #define MRPSIM_ERR_BIT(code)		(1u << (code))
 
 /* ---- Per-port registers ---- */
-#define MRPSIM_PORT_BASE(p)		(0x1000 + (p) * 0x200)
+#define MRPSIM_PORT_STRIDE		0x400
+#define MRPSIM_PORT_BASE(p)		(0x1000 + (p) * MRPSIM_PORT_STRIDE)
 
 /* One queue register block; TX at +0x00, RX at +0x20 in a port block. */
 #define MRPSIM_PORT_TXQ			0x000
@@ -221,6 +223,10 @@ enum mrpsim_port_counter {
 	MRPSIM_CNT_MRP_TOPO_TX,		/* TopologyChange sent by the assist */
 	MRPSIM_CNT_L2_FLUSHED,		/* learned entries the assist flushed */
 	MRPSIM_CNT_L2_STORM_DROP,	/* not flooded: over FLOOD_LIMIT */
+	MRPSIM_CNT_MRP_IN_TEST_TX,	/* MRP_InTest the engine sent */
+	MRPSIM_CNT_MRP_IN_TEST_RX,	/* own MRP_InTest back (MIM) */
+	MRPSIM_CNT_MRP_IN_LOSS,		/* interconnection lost (I-port) */
+	MRPSIM_CNT_MRP_IN_REGAIN,	/* own MRP_InTest back after a loss */
 	MRPSIM_PORT_NUM_COUNTERS
 };
 
@@ -257,6 +263,10 @@ enum mrpsim_port_counter {
 	[MRPSIM_CNT_MRP_TOPO_TX]	= "hw_mrp_topo_tx",		\
 	[MRPSIM_CNT_L2_FLUSHED]		= "hw_l2_flushed",		\
 	[MRPSIM_CNT_L2_STORM_DROP]	= "hw_l2_storm_drop",		\
+	[MRPSIM_CNT_MRP_IN_TEST_TX]	= "hw_mrp_in_test_tx",		\
+	[MRPSIM_CNT_MRP_IN_TEST_RX]	= "hw_mrp_in_test_rx",		\
+	[MRPSIM_CNT_MRP_IN_LOSS]	= "hw_mrp_in_loss",		\
+	[MRPSIM_CNT_MRP_IN_REGAIN]	= "hw_mrp_in_regain",		\
 }
 
 /* ---- MRP engine, one block per ring instance ---- */
@@ -298,6 +308,29 @@ enum mrpsim_port_counter {
 #define MRPSIM_MRP_ASSIST		0x50	/* RW, MRPSIM_ASSIST_* */
 #define MRPSIM_ASSIST_OPEN		0x00000001	/* manager: open on loss */
 #define MRPSIM_ASSIST_FLUSH		0x00000002	/* client: flush on TC */
+/* Interconnection (IEC 62439-2 Ed. 2, RC mode) of the ring instance */
+#define MRPSIM_MRP_IN_ROLE		0x54	/* RW, MRPSIM_IN_ROLE_* */
+#define MRPSIM_IN_ROLE_DISABLED		0
+#define MRPSIM_IN_ROLE_MIC		1
+#define MRPSIM_IN_ROLE_MIM		2
+#define MRPSIM_MRP_IN_ID		0x58	/* RW, 16 bits */
+#define MRPSIM_MRP_IN_PORT		0x5c	/* RW, I-port; PORT_NONE */
+#define MRPSIM_MRP_IN_STATE		0x60	/* RW, MRPSIM_IN_STATE_* */
+#define MRPSIM_IN_STATE_OPEN		0
+#define MRPSIM_IN_STATE_CLOSED		1
+#define MRPSIM_MRP_IN_TRANSITIONS	0x64	/* RW, 16 bits */
+#define MRPSIM_MRP_IN_INTERVAL		0x68	/* RW, us */
+#define MRPSIM_MRP_IN_MAX_MISS		0x6c	/* RW */
+#define MRPSIM_MRP_IN_PERIOD		0x70	/* RW, us, 0: no end */
+#define MRPSIM_MRP_IN_TEST_CTRL		0x74	/* RW */
+#define MRPSIM_IN_TEST_CTRL_RUN		0x00000001	/* MIM: send, check */
+#define MRPSIM_MRP_IN_STATUS		0x78	/* RO */
+#define MRPSIM_IN_STATUS_RUNNING	0x00000001
+#define MRPSIM_IN_STATUS_LOST		0x00000002
+/* IN_STATUS [15:8]: the InTest's generation, as MRPSIM_MRP_STATUS_GEN */
+#define MRPSIM_MRP_IN_CTRL		0x7c	/* RW */
+#define MRPSIM_IN_CTRL_FWD		0x00000001	/* engine forwards InTest */
+
 #define MRPSIM_TOPO_INTERVAL_MAX	1000000	/* us */
 #define MRPSIM_TOPO_REPEAT_MAX		15
 
@@ -341,10 +374,16 @@ enum mrpsim_event_type {
 	MRPSIM_EV_TEST_DONE	= 5,	/* test period ended for ring */
 	MRPSIM_EV_FDB		= 6,	/* the hardware changed an entry */
 	MRPSIM_EV_MRP_ASSIST	= 7,	/* the MRP engine acted on its own */
+	MRPSIM_EV_IN_LOSS	= 8,	/* interconnection: InTest lost */
+	MRPSIM_EV_IN_REGAIN	= 9,	/* own InTest back on port */
+	MRPSIM_EV_IN_TEST_DONE	= 10,	/* InTest period ended */
 };
 
 /* MRP_LOSS, MRP_REGAIN, TEST_DONE: data [15:8] is the generation of the
  * test that raised the event (MRPSIM_MRP_STATUS_GEN when it was raised).
+ * IN_LOSS, IN_REGAIN, IN_TEST_DONE: the same of the InTest (IN_STATUS);
+ * data [7:0] is the port's role in the frame (0 primary, 1 secondary,
+ * 2 interconnection).
  */
 #define MRPSIM_EV_MRP_GEN_MASK		0x0000ff00
 #define MRPSIM_EV_MRP_GEN_SHIFT		8

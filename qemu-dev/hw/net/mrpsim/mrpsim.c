@@ -711,7 +711,7 @@ static uint32_t mrpsim_cap(MrpsimState *s)
         if (s->mra) {
             cap |= MRPSIM_CAP_MRA;
         }
-        cap |= MRPSIM_CAP_ASSIST;
+        cap |= MRPSIM_CAP_ASSIST | MRPSIM_CAP_IN;
     }
     return cap;
 }

@@ -30,7 +30,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(MrpsimState, MRPSIM)
 #define MRPSIM_NONE             0xff    /* no port, no ring instance */
 #define MRPSIM_FWDQ_LEN         32      /* hardware forwarding queue */
 #define MRPSIM_FWD_BURST        16      /* forwarded at once per main loop */
-#define MRPSIM_PORT_BLOCK       0x200
+#define MRPSIM_PORT_BLOCK       MRPSIM_PORT_STRIDE
 #define MRPSIM_MRP_BLOCK        0x100
 #define MRPSIM_EVPEND_LEN       32      /* events waiting for evq_bh */
 #define MRPSIM_PORT_CTRL_RW     (MRPSIM_PORT_CTRL_EN | \
@@ -98,6 +98,24 @@ typedef struct MrpsimRing {
     uint32_t topo_left;         /* TopologyChange frames of the series left */
     QEMUTimer *topo_timer;      /* manager: the next TopologyChange */
     QEMUTimer *flush_timer;     /* client: the flush a TopologyChange asked */
+    /* interconnection */
+    uint32_t in_role;           /* IN_ROLE */
+    uint16_t in_id;
+    uint8_t in_port;            /* I-port, MRPSIM_NONE */
+    uint32_t in_state;          /* IN_STATE */
+    uint16_t in_transitions;
+    uint32_t in_interval;       /* us */
+    uint32_t in_max_miss;
+    uint32_t in_period;         /* us, 0: no end */
+    uint32_t in_test_ctrl;      /* IN_TEST_CTRL */
+    uint32_t in_status;         /* IN_STATUS: RUNNING, LOST */
+    uint32_t in_gen;            /* InTest generation, IN_STATUS[15:8] */
+    uint32_t in_ctrl;           /* IN_CTRL */
+    uint32_t in_miss;
+    uint32_t in_report_due;     /* IN_STATE open: report the next own one */
+    QEMUTimer *in_timer;
+    int64_t in_deadline;        /* next InTest tick, virtual clock ns */
+    int64_t in_end;             /* end of the InTest period, 0: none */
 } MrpsimRing;
 
 typedef struct MrpsimFwd {

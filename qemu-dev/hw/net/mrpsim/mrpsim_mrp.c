@@ -10,7 +10,10 @@
  * exactly like the Linux bridge's (net/bridge/br_mrp.c) on both ring ports
  * from a non-drifting virtual clock deadline, a test monitor that detects
  * loss and regain of ring continuity per port, and the forwarding rules of
- * a ring manager (MRM), client (MRC) and auto-manager (MRA).
+ * a ring manager (MRM), client (MRC) and auto-manager (MRA); and per
+ * instance an interconnection (IEC 62439-2 Ed. 2, RC mode): a manager's
+ * (MIM) MRP_InTest generator and monitor, and the InTest forwarding rules
+ * of an interconnection manager, client (MIC) and plain ring node.
  */
 
 #include "qemu/osdep.h"
@@ -24,10 +27,13 @@
 #define MRP_TLV_COMMON          0x01
 #define MRP_TLV_RING_TEST       0x02
 #define MRP_TLV_RING_TOPO       0x03
+#define MRP_TLV_IN_TEST         0x06
 #define MRP_TLV_OPTION          0x7f
 #define MRP_SUB_TLV_AUTO_MGR    0x03
 #define MRP_TEST_TLV_LEN        18
 #define MRP_COMMON_TLV_LEN      18
+#define MRP_IN_TEST_TLV_LEN     18  /* ID, SA, role, state, transitions, ts */
+#define MRP_IN_PORT_ROLE        2   /* the I-port's role in an InTest */
 #define MRP_TOPO_TLV_LEN        10  /* prio 2, SA 6, interval 2 */
 #define MRP_OPTION_TLV_LEN      10  /* OUI 3, sub-option 1 + 2, sub-TLV 2 + 2 */
 #define MRP_MIN_FRAME           60
@@ -37,9 +43,16 @@ static const uint8_t mrp_test_dmac[6] = { 0x01, 0x15, 0x4e, 0x00, 0x00, 0x01 };
 static const uint8_t mrp_control_dmac[6] = {
     0x01, 0x15, 0x4e, 0x00, 0x00, 0x02
 };
+static const uint8_t mrp_in_test_dmac[6] = {
+    0x01, 0x15, 0x4e, 0x00, 0x00, 0x03
+};
 
 static const char *const mrpsim_role_names[] = {
     "disabled", "MRC", "MRM", "MRA"
+};
+
+static const char *const mrpsim_in_role_names[] = {
+    "disabled", "MIC", "MIM"
 };
 
 static bool mrpsim_ring_monitor(MrpsimRing *r)
@@ -574,6 +587,296 @@ static void mrpsim_test_start(MrpsimRing *r)
     }
 }
 
+/* ---- Interconnection ---- */
+
+static bool mrpsim_in_running(MrpsimRing *r)
+{
+    return r->in_status & MRPSIM_IN_STATUS_RUNNING;
+}
+
+static int64_t mrpsim_in_interval_ns(MrpsimRing *r)
+{
+    return (int64_t)r->in_interval * SCALE_US;
+}
+
+/* The port of @r with role @which in an InTest: 0, 1 ring; 2 the I-port. */
+static unsigned int mrpsim_in_port_of(MrpsimRing *r, unsigned int which)
+{
+    return which < MRP_IN_PORT_ROLE ? r->port[which] : r->in_port;
+}
+
+/* Data of an interconnection event of @r: port role @which, generation. */
+static uint32_t mrpsim_in_ev_data(MrpsimRing *r, unsigned int which)
+{
+    return which | r->in_gen << MRPSIM_EV_MRP_GEN_SHIFT;
+}
+
+/* An MRP_InTest frame, built like the Linux bridge's. */
+static size_t mrpsim_build_in_test(MrpsimRing *r, MrpsimPort *p,
+                                   unsigned int which, uint16_t seq,
+                                   int64_t now, uint8_t *f)
+{
+    size_t o = mrpsim_frame_head(p, mrp_in_test_dmac, MRP_TLV_IN_TEST,
+                                 MRP_IN_TEST_TLV_LEN, f);
+
+    stw_be_p(f + o, r->in_id);
+    memcpy(f + o + 2, r->sa, 6);
+    stw_be_p(f + o + 8, which);
+    stw_be_p(f + o + 10, r->in_state);
+    stw_be_p(f + o + 12, r->in_transitions);
+    stl_be_p(f + o + 14, now / SCALE_MS);
+    o = mrpsim_frame_common(r, seq, f, o + MRP_IN_TEST_TLV_LEN);
+    return mrpsim_frame_end(f, o);
+}
+
+/* A MIM's InTest on both ring ports and the I-port, those that are up. */
+static void mrpsim_send_in_tests(MrpsimRing *r, int64_t now)
+{
+    MrpsimState *s = r->s;
+    uint8_t f[MRP_TEST_FRAME_MAX];
+    unsigned int which, idx;
+    size_t len;
+
+    for (which = 0; which <= MRP_IN_PORT_ROLE; which++) {
+        MrpsimPort *p;
+        uint16_t seq = r->seq_id + 1;
+
+        idx = mrpsim_in_port_of(r, which);
+        if (idx == MRPSIM_NONE) {
+            continue;
+        }
+        p = &s->port[idx];
+        if (!mrpsim_port_up(p) || !p->link) {
+            continue;
+        }
+        len = mrpsim_build_in_test(r, p, which, seq, now, f);
+        r->seq_id = seq;
+        trace_mrpsim_mrp_in_test_tx(mrpsim_id(s), r->idx, p->idx, seq);
+        if (mrpsim_port_xmit(p, f, len)) {
+            p->cnt[MRPSIM_CNT_MRP_IN_TEST_TX]++;
+        }
+    }
+}
+
+/*
+ * One interval of a MIM: count a miss, or raise the loss once the count
+ * reached IN_MAX_MISS; then send.  A late tick counts neither (as the
+ * ring's monitor, mrpsim_monitor_tick()).
+ */
+static void mrpsim_in_tick(MrpsimRing *r, int64_t now, bool late)
+{
+    MrpsimState *s = r->s;
+    MrpsimPort *ip = &s->port[r->in_port];
+
+    if (late) {
+        ip->cnt[MRPSIM_CNT_MRP_TICK_LATE]++;
+    } else if (r->in_miss >= r->in_max_miss &&
+               !(r->in_status & MRPSIM_IN_STATUS_LOST)) {
+        r->in_status |= MRPSIM_IN_STATUS_LOST;
+        r->in_report_due = 0;
+        ip->cnt[MRPSIM_CNT_MRP_IN_LOSS]++;
+        trace_mrpsim_mrp_in_loss(mrpsim_id(s), r->idx, r->in_miss, now);
+        mrpsim_event(s, MRPSIM_EV_IN_LOSS, ip->idx, r->idx,
+                     mrpsim_in_ev_data(r, MRP_IN_PORT_ROLE));
+    } else if (r->in_miss < UINT32_MAX) {
+        r->in_miss++;
+    }
+    mrpsim_send_in_tests(r, now);
+}
+
+/*
+ * A running MIM's own InTest came back on @p, its port with role @which:
+ * the interconnection is closed.  Raised as IN_REGAIN after a loss, or
+ * once while IN_STATE reads open (in_report_due): the software may have
+ * opened the interconnection without a loss of the engine's, and must
+ * hear that it closed, as the bridge's software MIM tells of every own
+ * InTest while it is open.
+ */
+static void mrpsim_in_seen(MrpsimRing *r, MrpsimPort *p, unsigned int which)
+{
+    bool lost = r->in_status & MRPSIM_IN_STATUS_LOST;
+
+    if (!mrpsim_in_running(r)) {
+        return;
+    }
+    r->in_miss = 0;
+    if (!lost && !r->in_report_due) {
+        return;
+    }
+    r->in_status &= ~MRPSIM_IN_STATUS_LOST;
+    r->in_report_due = 0;
+    if (lost) {
+        p->cnt[MRPSIM_CNT_MRP_IN_REGAIN]++;
+    }
+    trace_mrpsim_mrp_in_regain(mrpsim_id(r->s), r->idx, p->idx, lost,
+                               mrpsim_clock_ns());
+    mrpsim_event(r->s, MRPSIM_EV_IN_REGAIN, p->idx, r->idx,
+                 mrpsim_in_ev_data(r, which));
+}
+
+static void mrpsim_in_report_arm(MrpsimRing *r)
+{
+    r->in_report_due = mrpsim_in_running(r) &&
+                       r->in_state == MRPSIM_IN_STATE_OPEN;
+}
+
+static void mrpsim_in_arm(MrpsimRing *r)
+{
+    int64_t when = r->in_deadline;
+
+    if (r->in_end && r->in_end < when) {
+        when = r->in_end;
+    }
+    timer_mod(r->in_timer, when);
+}
+
+static void mrpsim_in_stop(MrpsimRing *r)
+{
+    timer_del(r->in_timer);
+    r->in_test_ctrl &= ~MRPSIM_IN_TEST_CTRL_RUN;
+    r->in_status &= ~(MRPSIM_IN_STATUS_RUNNING | MRPSIM_IN_STATUS_LOST);
+    r->in_miss = 0;
+    r->in_report_due = 0;
+    r->in_end = 0;
+    trace_mrpsim_mrp_in_test_stop(mrpsim_id(r->s), r->idx);
+}
+
+/* A new InTest generation, with nothing lost and no miss counted. */
+static void mrpsim_in_afresh(MrpsimRing *r)
+{
+    r->in_gen = (r->in_gen + 1) & 0xff;
+    r->in_miss = 0;
+    r->in_status &= ~MRPSIM_IN_STATUS_LOST;
+}
+
+static void mrpsim_in_timer(void *opaque)
+{
+    MrpsimRing *r = opaque;
+    int64_t now = mrpsim_clock_ns();
+    int64_t iv = mrpsim_in_interval_ns(r);
+
+    if (!mrpsim_in_running(r)) {
+        return;
+    }
+    if (r->in_end && now >= r->in_end) {
+        mrpsim_in_stop(r);
+        trace_mrpsim_mrp_in_test_done(mrpsim_id(r->s), r->idx);
+        mrpsim_event(r->s, MRPSIM_EV_IN_TEST_DONE, MRPSIM_NONE, r->idx,
+                     mrpsim_in_ev_data(r, 0));
+        return;
+    }
+    if (now >= r->in_deadline) {
+        bool late = now - r->in_deadline > iv / 2;
+
+        mrpsim_in_tick(r, now, late);
+        r->in_deadline = late ? now + iv : r->in_deadline + iv;
+    }
+    mrpsim_in_arm(r);
+}
+
+/*
+ * IN_TEST_CTRL.RUN = 1: start the InTest, or restart the period of a
+ * running one, as mrpsim_test_start() does for MRP_Test.
+ */
+static void mrpsim_in_start(MrpsimRing *r)
+{
+    int64_t now = mrpsim_clock_ns();
+    int64_t next = now + mrpsim_in_interval_ns(r);
+    bool running = mrpsim_in_running(r);
+
+    if (!running) {
+        mrpsim_in_afresh(r);
+    }
+    r->in_status |= MRPSIM_IN_STATUS_RUNNING;
+    r->in_test_ctrl |= MRPSIM_IN_TEST_CTRL_RUN;
+    r->in_end = r->in_period ? now + (int64_t)r->in_period * SCALE_US : 0;
+    trace_mrpsim_mrp_in_test_start(mrpsim_id(r->s), r->idx, !running,
+                                   r->in_interval, r->in_max_miss,
+                                   r->in_period, now);
+    if (running) {
+        r->in_deadline = MIN(r->in_deadline, next);
+    } else {
+        mrpsim_in_report_arm(r);
+        r->in_deadline = next;
+        mrpsim_in_tick(r, now, false);
+    }
+    mrpsim_in_arm(r);
+}
+
+/* May ring port @q of @r pass an InTest on?  Only a forwarding one. */
+static bool mrpsim_in_egress_ok(MrpsimRing *r, unsigned int q)
+{
+    MrpsimPort *p;
+
+    if (q == MRPSIM_NONE) {
+        return false;
+    }
+    p = &r->s->port[q];
+    return mrpsim_port_up(p) && !mrpsim_port_blocking(p);
+}
+
+/*
+ * An MRP_InTest on @p, port @which of @r (2: the I-port).  A running
+ * MIM terminates its own (same IN_ID, as the bridge checks).  With
+ * IN_CTRL.FWD the engine forwards the others, once per port, like the
+ * bridge (br_mrp_rcv()): never on from a blocked ring port, nor out of a
+ * port that is not forwarding (so not between the ring ports of a manager
+ * that blocks one); a MIM passes another's only between its ring ports, a
+ * MIC to all its other ports, a node with no interconnection role between
+ * its ring ports.  Returns false when the frame is the CPU's.
+ */
+static bool mrpsim_in_test_rx(MrpsimRing *r, MrpsimPort *p,
+                              unsigned int which, const uint8_t *buf,
+                              size_t len)
+{
+    const uint8_t *tlv = buf + MRPSIM_ETH_HLEN + 2;
+    bool own = r->in_role == MRPSIM_IN_ROLE_MIM &&
+               lduw_be_p(tlv + 2) == r->in_id;
+    bool sent = false;
+    unsigned int w;
+
+    trace_mrpsim_mrp_in_test_rx(mrpsim_id(r->s), r->idx, p->idx, own,
+                                lduw_be_p(tlv + 10), mrpsim_clock_ns());
+    if (own && mrpsim_in_running(r)) {
+        p->cnt[MRPSIM_CNT_MRP_IN_TEST_RX]++;
+        mrpsim_in_seen(r, p, which);
+        return true;
+    }
+    if (!(r->in_ctrl & MRPSIM_IN_CTRL_FWD)) {
+        return false;
+    }
+    if (own) {
+        /* sent before the test stopped, and back: it ends here */
+        p->cnt[MRPSIM_CNT_MRP_IN_TEST_RX]++;
+        return true;
+    }
+    if (which < MRP_IN_PORT_ROLE && mrpsim_port_blocking(p)) {
+        trace_mrpsim_drop(p->idx, len, "InTest on a blocked ring port");
+        return true;
+    }
+    if (which == MRP_IN_PORT_ROLE && r->in_role == MRPSIM_IN_ROLE_MIM) {
+        trace_mrpsim_drop(p->idx, len, "another InTest on the MIM's I-port");
+        return true;
+    }
+    /* a manager's blocked port is not forwarding: no loop round a ring */
+    for (w = 0; w < 2; w++) {
+        if (w != which && mrpsim_in_egress_ok(r, r->port[w])) {
+            sent |= mrpsim_fwd(p, r->port[w], buf, len,
+                               MRPSIM_CNT_MRP_FWD_DROP);
+        }
+    }
+    if (which != MRP_IN_PORT_ROLE && r->in_role == MRPSIM_IN_ROLE_MIC &&
+        mrpsim_in_egress_ok(r, r->in_port)) {
+        sent |= mrpsim_fwd(p, r->in_port, buf, len, MRPSIM_CNT_MRP_FWD_DROP);
+    }
+    if (sent) {
+        p->cnt[MRPSIM_CNT_MRP_FWD]++;
+    } else {
+        trace_mrpsim_drop(p->idx, len, "InTest: no port to forward to");
+    }
+    return true;
+}
+
 /* ---- Registers ---- */
 
 /* Ports @prim and @sec for instance @r: in range, distinct, not shared. */
@@ -589,6 +892,11 @@ static bool mrpsim_ports_ok(MrpsimRing *r, unsigned int prim,
         return false;
     }
     for (i = 0; i < s->nrings; i++) {
+        uint8_t in = s->ring[i].in_port;
+
+        if (in != MRPSIM_NONE && (in == prim || in == sec)) {
+            return false;
+        }
         if (i == r->idx) {
             continue;
         }
@@ -597,6 +905,32 @@ static bool mrpsim_ports_ok(MrpsimRing *r, unsigned int prim,
                 (s->ring[i].port[w] == prim || s->ring[i].port[w] == sec)) {
                 return false;
             }
+        }
+    }
+    return true;
+}
+
+/*
+ * I-port @port for instance @r: in range, and no instance's ring port or
+ * other instance's I-port.
+ */
+static bool mrpsim_in_port_ok(MrpsimRing *r, unsigned int port)
+{
+    MrpsimState *s = r->s;
+    unsigned int i;
+
+    if (port == MRPSIM_NONE) {
+        return true;
+    }
+    if (port >= s->nports) {
+        return false;
+    }
+    for (i = 0; i < s->nrings; i++) {
+        MrpsimRing *o = &s->ring[i];
+
+        if (o->port[0] == port || o->port[1] == port ||
+            (i != r->idx && o->in_port == port)) {
+            return false;
         }
     }
     return true;
@@ -629,6 +963,23 @@ static void mrpsim_ring_reset(MrpsimRing *r)
     r->assist = 0;
     r->topo_interval = 10000;
     r->topo_repeat = 3;
+    timer_del(r->in_timer);
+    r->in_role = MRPSIM_IN_ROLE_DISABLED;
+    r->in_id = 0;
+    r->in_port = MRPSIM_NONE;
+    r->in_state = MRPSIM_IN_STATE_OPEN;
+    r->in_transitions = 0;
+    r->in_interval = 1000;
+    r->in_max_miss = 3;
+    r->in_period = 0;
+    r->in_test_ctrl = 0;
+    r->in_status = 0;
+    r->in_gen = 0;
+    r->in_ctrl = 0;
+    r->in_miss = 0;
+    r->in_report_due = 0;
+    r->in_deadline = 0;
+    r->in_end = 0;
 }
 
 uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
@@ -681,6 +1032,28 @@ uint32_t mrpsim_mrp_read(MrpsimState *s, hwaddr addr)
         return r->topo_repeat;
     case MRPSIM_MRP_ASSIST:
         return r->assist;
+    case MRPSIM_MRP_IN_ROLE:
+        return r->in_role;
+    case MRPSIM_MRP_IN_ID:
+        return r->in_id;
+    case MRPSIM_MRP_IN_PORT:
+        return r->in_port;
+    case MRPSIM_MRP_IN_STATE:
+        return r->in_state;
+    case MRPSIM_MRP_IN_TRANSITIONS:
+        return r->in_transitions;
+    case MRPSIM_MRP_IN_INTERVAL:
+        return r->in_interval;
+    case MRPSIM_MRP_IN_MAX_MISS:
+        return r->in_max_miss;
+    case MRPSIM_MRP_IN_PERIOD:
+        return r->in_period;
+    case MRPSIM_MRP_IN_TEST_CTRL:
+        return r->in_test_ctrl;
+    case MRPSIM_MRP_IN_STATUS:
+        return r->in_status | r->in_gen << MRPSIM_MRP_STATUS_GEN_SHIFT;
+    case MRPSIM_MRP_IN_CTRL:
+        return r->in_ctrl;
     }
     return 0;
 }
@@ -689,6 +1062,95 @@ static void mrpsim_reg_error(MrpsimRing *r, hwaddr addr, uint32_t val)
 {
     trace_mrpsim_mrp_bad_value(mrpsim_id(r->s), r->idx, addr, val);
     mrpsim_error(r->s, MRPSIM_ERR_REG, MRPSIM_NONE, addr);
+}
+
+/* The interconnection's registers of @r; @off is within its block. */
+static void mrpsim_in_write(MrpsimRing *r, hwaddr addr, hwaddr off,
+                            uint32_t val)
+{
+    switch (off) {
+    case MRPSIM_MRP_IN_ROLE:
+        if (val > MRPSIM_IN_ROLE_MIM) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->in_role = val;
+        trace_mrpsim_mrp_in_role(mrpsim_id(r->s), r->idx,
+                                 mrpsim_in_role_names[val]);
+        if (val != MRPSIM_IN_ROLE_MIM && mrpsim_in_running(r)) {
+            mrpsim_in_stop(r);
+        }
+        return;
+    case MRPSIM_MRP_IN_ID:
+        r->in_id = val;
+        return;
+    case MRPSIM_MRP_IN_PORT:
+        /* a running InTest sends on its I-port: it cannot go */
+        if (!mrpsim_in_port_ok(r, val) ||
+            (val == MRPSIM_NONE && mrpsim_in_running(r))) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->in_port = val;
+        return;
+    case MRPSIM_MRP_IN_STATE:
+        if (val > MRPSIM_IN_STATE_CLOSED) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        trace_mrpsim_mrp_in_state(mrpsim_id(r->s), r->idx, val,
+                                  mrpsim_clock_ns());
+        if (val != r->in_state) {
+            r->in_transitions++;
+        }
+        /* closed afresh, as RING_STATE (mrpsim_test_close()) */
+        if (val == MRPSIM_IN_STATE_CLOSED &&
+            r->in_state != MRPSIM_IN_STATE_CLOSED && mrpsim_in_running(r)) {
+            mrpsim_in_afresh(r);
+        }
+        r->in_state = val;
+        mrpsim_in_report_arm(r);
+        return;
+    case MRPSIM_MRP_IN_TRANSITIONS:
+        r->in_transitions = val;
+        return;
+    case MRPSIM_MRP_IN_INTERVAL:
+        if (val < MRPSIM_TEST_INTERVAL_MIN) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->in_interval = val;
+        return;
+    case MRPSIM_MRP_IN_MAX_MISS:
+        r->in_max_miss = val;
+        return;
+    case MRPSIM_MRP_IN_PERIOD:
+        r->in_period = val;
+        return;
+    case MRPSIM_MRP_IN_TEST_CTRL:
+        if (!(val & MRPSIM_IN_TEST_CTRL_RUN)) {
+            if (mrpsim_in_running(r)) {
+                mrpsim_in_stop(r);
+            }
+            return;
+        }
+        if (val & ~MRPSIM_IN_TEST_CTRL_RUN ||
+            r->in_role != MRPSIM_IN_ROLE_MIM || r->in_port == MRPSIM_NONE ||
+            !mrpsim_in_port_ok(r, r->in_port)) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        mrpsim_in_start(r);
+        return;
+    case MRPSIM_MRP_IN_CTRL:
+        if (val & ~MRPSIM_IN_CTRL_FWD) {
+            mrpsim_reg_error(r, addr, val);
+            return;
+        }
+        r->in_ctrl = val;
+        return;
+    }
+    trace_mrpsim_reg_ignored(addr, val);
 }
 
 void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
@@ -836,6 +1298,11 @@ void mrpsim_mrp_write(MrpsimState *s, hwaddr addr, uint32_t val)
             timer_del(r->flush_timer);
         }
         return;
+    default:
+        if (off >= MRPSIM_MRP_IN_ROLE && off <= MRPSIM_MRP_IN_CTRL) {
+            mrpsim_in_write(r, addr, off, val);
+            return;
+        }
     }
     trace_mrpsim_reg_ignored(addr, val);
 }
@@ -866,6 +1333,9 @@ static bool mrpsim_mrp_parse(const uint8_t *buf, size_t len, uint8_t *first)
         if (n == 0 && type == MRP_TLV_RING_TEST && tlen < MRP_TEST_TLV_LEN) {
             return false;
         }
+        if (n == 0 && type == MRP_TLV_IN_TEST && tlen < MRP_IN_TEST_TLV_LEN) {
+            return false;
+        }
         if (type == MRP_TLV_END) {
             break;
         }
@@ -875,6 +1345,10 @@ static bool mrpsim_mrp_parse(const uint8_t *buf, size_t len, uint8_t *first)
     return true;
 }
 
+/*
+ * The instance with a role whose ring port (*@which 0, 1) or, with an
+ * interconnection role, I-port (2) @port is.
+ */
 static MrpsimRing *mrpsim_ring_of_port(MrpsimState *s, unsigned int port,
                                        unsigned int *which)
 {
@@ -891,6 +1365,10 @@ static MrpsimRing *mrpsim_ring_of_port(MrpsimState *s, unsigned int port,
                 *which = w;
                 return r;
             }
+        }
+        if (r->in_role != MRPSIM_IN_ROLE_DISABLED && r->in_port == port) {
+            *which = MRP_IN_PORT_ROLE;
+            return r;
         }
     }
     return NULL;
@@ -950,6 +1428,15 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
         return true;
     }
 
+    if (first == MRP_TLV_IN_TEST && mrpsim_in_test_rx(r, p, which, buf, len)) {
+        return true;
+    }
+    /* anything else on the I-port is the CPU's: it is no ring port */
+    if (which == MRP_IN_PORT_ROLE) {
+        mrpsim_trap(r, p, buf, len, 0);
+        return true;
+    }
+
     if (first == MRP_TLV_RING_TEST) {
         uint16_t prio = lduw_be_p(tlv + 2);
         const uint8_t *sa = tlv + 4;
@@ -991,9 +1478,10 @@ bool mrpsim_mrp_receive(MrpsimPort *p, const uint8_t *buf, size_t len)
 
     /*
      * Every other MRP frame (TopologyChange, LinkDown/LinkUp, Option,
-     * whatever its role) goes to the CPU only: on a client the bridge
-     * forwards it to the other ring port, so that it crosses each cable
-     * once.  Forwarding it here too would double it at every client.
+     * the interconnection's but InTest with IN_CTRL.FWD, whatever its
+     * role) goes to the CPU only: on a client the bridge forwards it to
+     * the other ring port, so that it crosses each cable once.
+     * Forwarding it here too would double it at every client.
      */
     mrpsim_trap(r, p, buf, len, 0);
     if (first == MRP_TLV_RING_TOPO) {
@@ -1040,6 +1528,43 @@ static const VMStateDescription mrpsim_vmstate_ring_report = {
     }
 };
 
+static bool mrpsim_ring_in_needed(void *opaque)
+{
+    MrpsimRing *r = opaque;
+
+    return r->in_role || r->in_id || r->in_port != MRPSIM_NONE ||
+           r->in_state || r->in_transitions || r->in_interval != 1000 ||
+           r->in_max_miss != 3 || r->in_period || r->in_test_ctrl ||
+           r->in_status || r->in_gen || r->in_ctrl;
+}
+
+static const VMStateDescription mrpsim_vmstate_ring_in = {
+    .name = "mrpsim/ring/in",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = mrpsim_ring_in_needed,
+    .fields = (VMStateField[]) {
+        VMSTATE_UINT32(in_role, MrpsimRing),
+        VMSTATE_UINT16(in_id, MrpsimRing),
+        VMSTATE_UINT8(in_port, MrpsimRing),
+        VMSTATE_UINT32(in_state, MrpsimRing),
+        VMSTATE_UINT16(in_transitions, MrpsimRing),
+        VMSTATE_UINT32(in_interval, MrpsimRing),
+        VMSTATE_UINT32(in_max_miss, MrpsimRing),
+        VMSTATE_UINT32(in_period, MrpsimRing),
+        VMSTATE_UINT32(in_test_ctrl, MrpsimRing),
+        VMSTATE_UINT32(in_status, MrpsimRing),
+        VMSTATE_UINT32(in_gen, MrpsimRing),
+        VMSTATE_UINT32(in_ctrl, MrpsimRing),
+        VMSTATE_UINT32(in_miss, MrpsimRing),
+        VMSTATE_UINT32(in_report_due, MrpsimRing),
+        VMSTATE_TIMER_PTR(in_timer, MrpsimRing),
+        VMSTATE_INT64(in_deadline, MrpsimRing),
+        VMSTATE_INT64(in_end, MrpsimRing),
+        VMSTATE_END_OF_LIST()
+    }
+};
+
 const VMStateDescription mrpsim_vmstate_ring = {
     .name = "mrpsim/ring",
     .version_id = 1,
@@ -1074,9 +1599,33 @@ const VMStateDescription mrpsim_vmstate_ring = {
     .subsections = (const VMStateDescription * []) {
         &mrpsim_vmstate_ring_report,
         &mrpsim_vmstate_ring_gen,
+        &mrpsim_vmstate_ring_in,
         NULL
     }
 };
+
+/* The interconnection's register and status invariants hold. */
+static bool mrpsim_in_valid(MrpsimRing *r)
+{
+    bool running = mrpsim_in_running(r);
+
+    if (r->in_role > MRPSIM_IN_ROLE_MIM ||
+        r->in_state > MRPSIM_IN_STATE_CLOSED ||
+        r->in_interval < MRPSIM_TEST_INTERVAL_MIN ||
+        (r->in_test_ctrl & ~MRPSIM_IN_TEST_CTRL_RUN) ||
+        (r->in_status & ~(MRPSIM_IN_STATUS_RUNNING |
+                          MRPSIM_IN_STATUS_LOST)) ||
+        (r->in_ctrl & ~MRPSIM_IN_CTRL_FWD) ||
+        r->in_gen > 0xff || r->in_report_due > 1 ||
+        !mrpsim_in_port_ok(r, r->in_port) ||
+        running != !!(r->in_test_ctrl & MRPSIM_IN_TEST_CTRL_RUN)) {
+        return false;
+    }
+    if (!running) {
+        return !(r->in_status & MRPSIM_IN_STATUS_LOST) && !r->in_report_due;
+    }
+    return r->in_role == MRPSIM_IN_ROLE_MIM && r->in_port != MRPSIM_NONE;
+}
 
 /* The register and status invariants of a ring instance hold. */
 static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
@@ -1100,7 +1649,11 @@ static bool mrpsim_ring_valid(MrpsimState *s, MrpsimRing *r)
         return false;
     }
     if ((!s->mrp || r->idx >= s->nrings) &&
-        (r->role != MRPSIM_ROLE_DISABLED || r->status)) {
+        (r->role != MRPSIM_ROLE_DISABLED || r->status ||
+         r->in_role != MRPSIM_IN_ROLE_DISABLED || r->in_status)) {
+        return false;
+    }
+    if (!mrpsim_in_valid(r)) {
         return false;
     }
     /* RUN and RUNNING go together, and only as mrpsim_test_start() allows */
@@ -1153,6 +1706,14 @@ int mrpsim_mrp_post_load(MrpsimState *s)
                    (int64_t)UINT16_MAX * SCALE_MS) {
             timer_mod(r->flush_timer, now);
         }
+        if (!mrpsim_in_running(r)) {
+            timer_del(r->in_timer);
+        } else {
+            r->in_deadline = MIN(MAX(r->in_deadline, now),
+                                 now + mrpsim_in_interval_ns(r));
+            r->in_end = MIN(r->in_end, now + (int64_t)UINT32_MAX * SCALE_US);
+            mrpsim_in_arm(r);
+        }
         if (!(r->status & MRPSIM_MRP_STATUS_RUNNING)) {
             timer_del(r->timer);
             continue;
@@ -1180,6 +1741,7 @@ void mrpsim_mrp_realize(MrpsimState *s)
                                      r);
         r->flush_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_flush_timer,
                                       r);
+        r->in_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mrpsim_in_timer, r);
     }
 }
 
@@ -1194,6 +1756,8 @@ void mrpsim_mrp_unrealize(MrpsimState *s)
         s->ring[i].topo_timer = NULL;
         timer_free(s->ring[i].flush_timer);
         s->ring[i].flush_timer = NULL;
+        timer_free(s->ring[i].in_timer);
+        s->ring[i].in_timer = NULL;
     }
 }
 
