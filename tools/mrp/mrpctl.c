@@ -72,6 +72,8 @@ static void usage(FILE *f)
 "  mrpctl kernel test BRIDGE ring ID interval US max-miss N period US\n"
 "             [monitor]\n"
 "  mrpctl kernel in-role BRIDGE ring ID in-id N port PORT mim|mic|disabled\n"
+"  mrpctl kernel in-state BRIDGE in-id N open|closed\n"
+"  mrpctl kernel in-test BRIDGE in-id N interval US max-miss N period US\n"
 "  mrpctl kernel port-state PORT forwarding|blocked|disabled\n"
 "  mrpctl kernel port-role PORT primary|secondary\n"
 "  mrpctl kernel flush PORT\n"
@@ -376,6 +378,73 @@ static const char *in_role_name(uint32_t role)
 }
 
 /* "mim" "mic" "disabled" -> BR_MRP_IN_ROLE_*, -1 if unknown */
+/*
+ * interval US max-miss N period US [monitor]: the words of kernel test
+ * and (without monitor, @monitor NULL) kernel in-test.  0, or EXIT_USAGE
+ * with the reason printed.
+ */
+static int parse_test_words(const char *cmd, int argc, char **argv,
+			    uint32_t *interval, uint32_t *max_miss,
+			    uint32_t *period, bool *monitor)
+{
+	bool have_i = false, have_m = false, have_p = false;
+	int i;
+
+	if (monitor)
+		*monitor = false;
+	for (i = 0; i < argc; i++) {
+		const char *k = argv[i];
+
+		if (monitor && !strcmp(k, "monitor")) {
+			*monitor = true;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return usage_err("kernel %s: missing value for '%s'",
+					 cmd, k);
+		if (!strcmp(k, "interval")) {
+			have_i = mrp_parse_u32(argv[++i], UINT32_MAX, interval);
+			if (!have_i)
+				return usage_err("bad interval '%s'", argv[i]);
+		} else if (!strcmp(k, "max-miss")) {
+			have_m = mrp_parse_u32(argv[++i], UINT32_MAX, max_miss);
+			if (!have_m)
+				return usage_err("bad max-miss '%s'", argv[i]);
+		} else if (!strcmp(k, "period")) {
+			have_p = mrp_parse_u32(argv[++i], UINT32_MAX, period);
+			if (!have_p)
+				return usage_err("bad period '%s'", argv[i]);
+		} else {
+			return usage_err("kernel %s: unknown '%s'", cmd, k);
+		}
+	}
+	if (!have_i || !have_m || !have_p)
+		return usage_err("kernel %s: needs interval US max-miss N "
+				 "period US", cmd);
+	return 0;
+}
+
+/*
+ * BRIDGE in-id N, of kernel in-state and in-test: the kernel finds the
+ * interconnection by its ID alone.  Returns the words taken, or -1
+ * (usage); the bridge is looked up by the caller.
+ */
+static int parse_br_in_id(int argc, char **argv, uint16_t *in_id)
+{
+	uint32_t u;
+
+	if (argc < 3 || strcmp(argv[1], "in-id")) {
+		usage_err("expected BRIDGE in-id N");
+		return -1;
+	}
+	if (!mrp_parse_u32(argv[2], 0xffff, &u)) {
+		usage_err("bad in-id '%s' (0-65535)", argv[2]);
+		return -1;
+	}
+	*in_id = (uint16_t)u;
+	return 3;
+}
+
 static int parse_in_role(const char *s)
 {
 	if (!strcmp(s, "mim"))
@@ -511,6 +580,35 @@ static int cmd_kernel(int argc, char **argv)
 		return err ? kerr(c, err) : kdone();
 	}
 
+	if (!strcmp(c, "in-state") || !strcmp(c, "in-test")) {
+		uint32_t interval, max_miss, period;
+		const char *brname = argv[0];
+		bool test = !strcmp(c, "in-test");
+		uint16_t in_id;
+
+		/* every word checked before the bridge is looked up */
+		n = parse_br_in_id(argc, argv, &in_id);
+		if (n < 0)
+			return EXIT_USAGE;
+		argc -= n;
+		argv += n;
+		if (test && parse_test_words("in-test", argc, argv, &interval,
+					     &max_miss, &period, NULL))
+			return EXIT_USAGE;
+		if (!test && (argc != 1 ||
+			      (v = mrp_parse_ring_state(argv[0])) < 0))
+			return usage_err("kernel in-state: expected "
+					 "open|closed");
+		if (ifindex_of(brname, &br))
+			return 1;
+		if (test)
+			err = mrp_nl_start_in_test(&nl, br, in_id, interval,
+						   max_miss, period);
+		else
+			err = mrp_nl_in_state(&nl, br, in_id, (uint32_t)v);
+		return err ? kerr(c, err) : kdone();
+	}
+
 	n = parse_br_ring(argc, argv, &br, &id);
 	if (n == -1)
 		return EXIT_USAGE;
@@ -582,47 +680,12 @@ static int cmd_kernel(int argc, char **argv)
 		return err ? kerr("state", err) : kdone();
 	}
 	if (!strcmp(c, "test")) {
-		uint32_t interval = 0, max_miss = 0, period = 0;
-		bool have_i = false, have_m = false, have_p = false;
-		bool monitor = false;
-		int i;
+		uint32_t interval, max_miss, period;
+		bool monitor;
 
-		for (i = 0; i < argc; i++) {
-			const char *k = argv[i];
-
-			if (!strcmp(k, "monitor")) {
-				monitor = true;
-				continue;
-			}
-			if (i + 1 >= argc)
-				return usage_err("kernel test: missing value "
-						 "for '%s'", k);
-			if (!strcmp(k, "interval")) {
-				have_i = mrp_parse_u32(argv[++i], UINT32_MAX,
-						       &interval);
-				if (!have_i)
-					return usage_err("bad interval '%s'",
-							 argv[i]);
-			} else if (!strcmp(k, "max-miss")) {
-				have_m = mrp_parse_u32(argv[++i], UINT32_MAX,
-						       &max_miss);
-				if (!have_m)
-					return usage_err("bad max-miss '%s'",
-							 argv[i]);
-			} else if (!strcmp(k, "period")) {
-				have_p = mrp_parse_u32(argv[++i], UINT32_MAX,
-						       &period);
-				if (!have_p)
-					return usage_err("bad period '%s'",
-							 argv[i]);
-			} else {
-				return usage_err("kernel test: unknown '%s'",
-						 k);
-			}
-		}
-		if (!have_i || !have_m || !have_p)
-			return usage_err("kernel test: needs interval US "
-					 "max-miss N period US");
+		if (parse_test_words("test", argc, argv, &interval, &max_miss,
+				     &period, &monitor))
+			return EXIT_USAGE;
 		err = mrp_nl_start_test(&nl, br, id, interval, max_miss,
 					period, monitor);
 		return err ? kerr("test", err) : kdone();

@@ -387,6 +387,35 @@ def main():
     r = ctlrun("--help")
     report("kernel in-role BRIDGE ring ID in-id N port PORT mim|mic|disabled"
            in r.stdout, "mrpctl --help documents kernel in-role")
+    # kernel in-state and in-test: the same, the bridge looked up last
+    test = ["interval", "1000", "max-miss", "3", "period", "100000"]
+    for args, rc, msg in (
+            (["in-state", "br0", "in-id", "5", "half"], 2,
+             "kernel in-state: expected open|closed"),
+            (["in-state", "br0", "ring", "1", "open"], 2,
+             "expected BRIDGE in-id N"),
+            (["in-state", "nope", "in-id", "5", "open"], 1,
+             "no such interface 'nope'"),
+            (["in-state", "br0", "in-id", "5", "open"], 1,
+             "mrpctl: in-state: "),
+            (["in-test", "br0", "in-id", "65536"] + test, 2,
+             "bad in-id '65536' (0-65535)"),
+            (["in-test", "nope", "in-id", "5", "interval", "1000"], 2,
+             "kernel in-test: needs interval US max-miss N period US"),
+            (["in-test", "br0", "in-id", "5", "monitor"] + test, 2,
+             "kernel in-test: unknown 'monitor'"),
+            (["in-test", "nope", "in-id", "5"] + test, 1,
+             "no such interface 'nope'"),
+            (["in-test", "br0", "in-id", "5"] + test, 1,
+             "mrpctl: in-test: ")):
+        r = ctlrun("kernel", *args)
+        report(r.returncode == rc and msg in r.stderr,
+               "kernel %s: exit %d" % (" ".join(args), rc),
+               "rc=%d stderr=%s" % (r.returncode, r.stderr))
+    r = ctlrun("--help")
+    report("kernel in-state BRIDGE in-id N open|closed" in r.stdout and
+           "kernel in-test BRIDGE in-id N interval US" in r.stdout,
+           "mrpctl --help documents kernel in-state and in-test")
 
     # interconnections: malformed requests are bad usage (exit 2), what
     # mrpd refuses exits 1, each with a message that says why
