@@ -10,7 +10,7 @@ link), its ends on one switch or two:
       far end of s1p3's cable
 and veth pairs.  Bridges:
   br0  s0p0 s0p1 s0p2   ring 1 in the engine (s0's only instance), s0p2
-                        its interconnection port (software)
+                        its interconnection port (in the engine too)
   br1  s0p3 s0p4        no free instance: software
   br2  s0p5 s1p2        ports on two switches: software
   br3  s1p3 veth0       an mrpsim port and a veth: software, through mrpd
@@ -134,13 +134,15 @@ def bridge_port_state(vm, port):
         "state"]
 
 
-def test_interconnection_runs_in_software(vm):
-    """An interconnection (MIM, MIC) of the ring the engine runs: the
-    driver takes its role with sw_backup and the bridge runs it.  A role
-    the driver refuses leaves no half-made interconnection: no port, the
-    port in the state it had (disabled: it has no cable; the bridge left
-    it forwarding when the role was disabled), and the role can be set
-    again (patches/0002 and 0015)."""
+def test_interconnection_in_the_engine(vm):
+    """An interconnection (MIM, MIC) of the ring the engine runs, its port
+    on the same switch: the engine runs it, a MIM's InTest too (sent on
+    the ring ports, its own back through the ring's cable), with the
+    engine's minimum interval.  A role the driver refuses leaves no
+    half-made interconnection: no port, the port in the state it had
+    (disabled: it has no cable; the bridge left it forwarding when the
+    role was disabled), and the role can be set again (patches/0002 and
+    0015)."""
     ifindex = int(vm.check("cat /sys/class/net/s0p2/ifindex"))
     accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 mic")
     r = ring(vm, "br0", 1)
@@ -164,6 +166,16 @@ def test_interconnection_runs_in_software(vm):
         vm.check("echo 0 > " + fault)
     accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 mim")
     assert ring(vm, "br0", 1)["in_role"] == "mim"
+    refused(vm, "in-test br0 in-id 7 interval 50 max-miss 3 period 1000000",
+            r"MRP InTest interval below the device's minimum")
+    sent = tx(vm, "s0p0", "hw_mrp_in_test_tx")
+    back = tx(vm, "s0p1", "hw_mrp_in_test_rx")
+    accepted(vm, "in-test br0 in-id 7 " + TEST)
+    vm.check(". /mrpsim/lib.sh && wait_for 5000 stat_gt s0p0 "
+             "hw_mrp_in_test_tx %d && wait_for 5000 stat_gt s0p1 "
+             "hw_mrp_in_test_rx %d" % (sent + 10, back + 10))
+    accepted(vm, "in-state br0 in-id 7 closed")
+    assert ring(vm, "br0", 1)["in_state"] == "closed"
     accepted(vm, "in-role br0 ring 1 in-id 7 port s0p2 disabled")
 
 

@@ -8,14 +8,15 @@ veth in test_mrpd.py):
   s1p2 (MIC) ---- link B ---- s5p2 (MIC)
 
 The switches forward in hardware (l2_offload).  On the engine's path the
-rings' roles run in the switches and the interconnection in the bridge
-(the driver takes IN_ROLE with sw_backup, and forwards the bridges of
-interconnection nodes through the CPU: mrpsim_l2_mrp_in_software()); on
-the software fallback (devlink mrp_offload false) the bridges run
-everything.  The interconnection closes with the MIM's port blocked,
+rings' roles and the interconnection run in the switches: the MIM's
+engine sends and checks MRP_InTest, the MICs' and the rings' clients'
+engines forward it, no CPU sees one; on the software fallback (devlink
+mrp_offload false) the bridges run everything.  The interconnection closes with the MIM's port blocked,
 cutting either link opens it and traffic between the rings takes the
 other, a restore closes it, and nothing circles.
 """
+
+import re
 
 from vm import Topology
 
@@ -53,8 +54,36 @@ def script(vm):
                                  "interconnect.sh" % in_ports())
 
 
+def hw_stat(vm, port, name):
+    m = re.search(r"^\s*%s: (\d+)$" % name,
+                  vm.check("ethtool -S " + port), re.M)
+    assert m, "%s has no %s" % (port, name)
+    return int(m.group(1))
+
+
+def intest_counts(vm):
+    """(InTest the MIM's engine sent, own InTest back in it, interconnection
+    frames trapped to the CPU of every switch but the MIM's)."""
+    sent = sum(hw_stat(vm, "s0p%d" % p, "hw_mrp_in_test_tx")
+               for p in range(3))
+    back = sum(hw_stat(vm, "s0p%d" % p, "hw_mrp_in_test_rx")
+               for p in range(3))
+    trapped = sum(hw_stat(vm, "s%dp%d" % (i, p), "hw_mrp_trap")
+                  for i in range(1, N) for p in range(3 if i in INS or
+                                                      i in INS.values()
+                                                      else 2))
+    return sent, back, trapped
+
+
 def test_engine_rings(vm):
     yield from script(vm)
+    sent, back, trapped = intest_counts(vm)
+    # The trapped frames are the rare ones (TopologyChange, LinkChange,
+    # their In* kin): far fewer than the InTest frames, one per ms.
+    yield ("the MIM's engine sent InTest (%d) and took its own back (%d); "
+           "the other switches' CPUs got %d MRP frames" % (sent, back,
+                                                           trapped),
+           sent > 1000 and back > 1000 and trapped < sent // 10, None)
 
 
 def test_software_fallback(vm):
@@ -62,7 +91,12 @@ def test_software_fallback(vm):
              "0000:*; do devlink dev param set pci/${d##*/} name mrp_offload "
              "value false cmode runtime || exit 1; done")
     try:
+        before = intest_counts(vm)
         yield from script(vm)
+        sent, back, _ = intest_counts(vm)
+        yield ("no InTest from the engine (%d sent, %d back)" %
+               (sent - before[0], back - before[1]),
+               sent == before[0] and back == before[1], None)
     finally:
         vm.check("for d in /sys/bus/pci/drivers/mrpsim/0000:*; do devlink "
                  "dev param set pci/${d##*/} name mrp_offload value true "

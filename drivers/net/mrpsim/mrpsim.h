@@ -235,8 +235,13 @@ struct mrpsim_port {
  * @hw: engine instance, or -1 when the ring runs in software
  * @role: ring role requested by the bridge (BR_MRP_RING_ROLE_*)
  * @role_hw: the engine runs @role
- * @in_role: interconnection role of the ring (BR_MRP_IN_ROLE_*), which
- *	the bridge runs in software
+ * @in_role: interconnection role of the ring (BR_MRP_IN_ROLE_*)
+ * @in_hw: the engine runs @in_role (else the bridge does)
+ * @in_test_hw: the engine generates and checks MRP_InTest frames (MIM)
+ * @in_reported: loss of the interconnection last reported to the bridge
+ * @in_gen: generation of the engine's current (or last) InTest, as @gen
+ * @in_id: the interconnection's ID
+ * @i_dev: the interconnection port, while @in_hw
  * @test_hw: the engine generates or monitors MRP_Test frames
  * @sw_closed: the software last wrote RING_STATE closed; a RING_STATE
  *	that reads open since is the recovery assist's doing
@@ -258,6 +263,12 @@ struct mrpsim_mrp {
 	u8 role;
 	bool role_hw;
 	u8 in_role;
+	bool in_hw;
+	bool in_test_hw;
+	bool in_reported;
+	u8 in_gen;
+	u16 in_id;
+	struct net_device *i_dev;
 	bool test_hw;
 	bool sw_closed;
 	u8 gen;
@@ -345,6 +356,7 @@ struct mrpsim_fdb {
  * @l2_cap: the device has a usable FDB and L2 forwarding
  * @l2: they are in use: devlink parameter l2_offload (RTNL to change it)
  * @has_assist: the engine has the recovery assist (CAP.ASSIST)
+ * @has_in: the engine runs interconnections (CAP.IN)
  * @assist: rings in the engine use the recovery assist: devlink
  *	parameter mrp_assist (sw->mrp_lock)
  * @ports: ports, @num_ports of them
@@ -363,6 +375,12 @@ struct mrpsim_fdb {
  * @assist_check: engine instances whose MRP_ASSIST event may have been
  *	lost: the MRP work compares RING_STATE with what software wrote
  * @assist_work: takes what the recovery assist did into the driver's state
+ * @in_lost: engine instances whose interconnection is lost, as the last
+ *	IN_LOSS/IN_REGAIN event (or a resync) said
+ * @in_test_done: engine instances whose InTest period ended
+ * @in_changes: per engine instance, interconnection events not reported
+ * @in_regain_port: per engine instance, the port of the last IN_REGAIN
+ * @in_ev_gen: per engine instance, the InTest generation of the last event
  * @errors: device errors by code
  * @bad_events: malformed events from the device
  * @evq_restarts: event queue restarts after it halted on a DMA error
@@ -385,6 +403,7 @@ struct mrpsim {
 	bool l2_cap;
 	bool l2;
 	bool has_assist;
+	bool has_in;
 	bool assist;
 	struct mrpsim_port *ports[MRPSIM_MAX_PORTS];
 	struct mrpsim_event *evq;
@@ -400,6 +419,11 @@ struct mrpsim {
 	unsigned long assist_hold;
 	unsigned long assist_check;
 	struct work_struct assist_work;
+	unsigned long in_lost;
+	unsigned long in_test_done;
+	atomic_t in_changes[MRPSIM_MAX_RINGS];
+	u8 in_regain_port[MRPSIM_MAX_RINGS];
+	u8 in_ev_gen[MRPSIM_MAX_RINGS];
 	atomic64_t errors[MRPSIM_NUM_ERR];
 	atomic64_t bad_events;
 	atomic64_t evq_restarts;
@@ -546,6 +570,7 @@ void mrpsim_mrp_port_leave(struct mrpsim_port *port);
 void mrpsim_mrp_bridge_addr_changed(struct mrpsim *sw,
 				    const struct net_device *br);
 void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev);
+void mrpsim_mrp_in_event(struct mrpsim *sw, const struct mrpsim_event *ev);
 void mrpsim_mrp_init(struct mrpsim *sw);
 void mrpsim_mrp_work(struct work_struct *work);
 bool mrpsim_mrp_reports_pending(struct mrpsim *sw);

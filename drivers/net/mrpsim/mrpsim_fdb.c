@@ -588,8 +588,8 @@ u32 mrpsim_l2_port_ctrl(const struct mrpsim_port *port)
 }
 
 /* Does @br have an MRP ring on this switch whose role the switch's
- * engine does not run, or with an interconnection (which the bridge
- * always runs)?  Then the bridge's CPU forwards the ring's MRP frames
+ * engine does not run, or with an interconnection that the bridge runs?
+ * Then the bridge's CPU forwards the ring's MRP frames
  * (the clients' MRP_Test, the MRP_InTest frames), and a ring or
  * interconnection open by mistake, its test frames held up in a busy
  * CPU, must not become a loop in hardware at line rate: the bridge
@@ -602,7 +602,8 @@ static bool mrpsim_l2_mrp_in_software(struct mrpsim *sw,
 
 	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++)
 		if (sw->mrp[i].br == br &&
-		    (!sw->mrp[i].role_hw || sw->mrp[i].in_role))
+		    (!sw->mrp[i].role_hw ||
+		     (sw->mrp[i].in_role && !sw->mrp[i].in_hw)))
 			return true;
 
 	return false;

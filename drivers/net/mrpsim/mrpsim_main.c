@@ -115,6 +115,17 @@ static void mrpsim_handle_event(struct mrpsim *sw,
 			break;
 		mrpsim_mrp_assist_event(sw, ev);
 		return;
+	case MRPSIM_EV_IN_LOSS:
+	case MRPSIM_EV_IN_REGAIN:
+		if (!sw->has_in || !port || ev->ring >= sw->num_rings)
+			break;
+		mrpsim_mrp_in_event(sw, ev);
+		return;
+	case MRPSIM_EV_IN_TEST_DONE:
+		if (!sw->has_in || ev->ring >= sw->num_rings)
+			break;
+		mrpsim_mrp_in_event(sw, ev);
+		return;
 	case MRPSIM_EV_ERROR:
 		mrpsim_error_event(sw, le32_to_cpu(ev->data));
 		return;
@@ -349,6 +360,7 @@ static int mrpsim_hw_init(struct mrpsim *sw)
 		sw->mra = !!(cap & MRPSIM_CAP_MRA);
 		sw->mrp_engine = MRPSIM_MRP_OFFLOAD_DEFAULT && sw->num_rings;
 		sw->has_assist = sw->num_rings && (cap & MRPSIM_CAP_ASSIST);
+		sw->has_in = sw->num_rings && (cap & MRPSIM_CAP_IN);
 	}
 	sw->l2_cap = !!(cap & MRPSIM_CAP_L2);
 	sw->l2 = MRPSIM_L2_OFFLOAD_DEFAULT && sw->l2_cap;

@@ -14,10 +14,20 @@
  *   Accepting it means the bridge neither sends test frames nor detects
  *   loss of continuity: the driver reports it (br_mrp_ring_port_open()).
  * - SWITCHDEV_OBJ_ID_RING_STATE_MRP: ring open/closed, sent in test frames.
- * - SWITCHDEV_OBJ_ID_IN_ROLE_MRP: an interconnection of the ring, accepted
- *   with sw_backup only: the bridge runs MIM and MIC in software, and
- *   the IN_STATE and IN_TEST objects are refused (the bridge sends and
- *   checks MRP_InTest frames itself).
+ * - SWITCHDEV_OBJ_ID_IN_ROLE_MRP: an interconnection of the ring (IEC
+ *   62439-2 Ed. 2: MIM or MIC, with an interconnection port).  Run in the
+ *   engine (CAP.IN) when the engine runs the ring's role and the
+ *   interconnection port is on the same switch; else refused, and taken
+ *   again with sw_backup: the bridge runs it, and the IN_STATE and
+ *   IN_TEST objects are refused (the bridge sends and checks MRP_InTest
+ *   frames itself).
+ * - SWITCHDEV_OBJ_ID_IN_STATE_MRP: interconnection open/closed.
+ * - SWITCHDEV_OBJ_ID_IN_TEST_MRP: a MIM generates and checks MRP_InTest
+ *   frames; in the engine, its IN_LOSS/IN_REGAIN events become the
+ *   bridge's interconnection-open notifications (br_mrp_in_port_open()),
+ *   a loss on the ring ports and the interconnection port, a regain on
+ *   the port the InTest came back on, as the bridge's own MIM tells
+ *   them.
  *
  * With the MRP engine (CAP.MRP, devlink parameter mrp_offload) a ring
  * whose two ports are on this switch gets one engine instance, the role
@@ -38,7 +48,11 @@
  * of a client (MRC, or MRA that monitors) forwards MRP_Test between the
  * ring ports and keeps it from the CPU; every other MRP frame
  * (TopologyChange, LinkDown/LinkUp, Option, interconnection) reaches the
- * CPU only, unmarked, and br_mrp_rcv() forwards it.  The device could not
+ * CPU only, unmarked, and br_mrp_rcv() forwards it.  MRP_InTest, which a
+ * MIM sends every few ms, is the exception: on a ring the engine runs,
+ * the engine forwards it (IN_CTRL.FWD) as br_mrp_rcv() would, MIC or
+ * plain ring node, and keeps it from the CPU; except on a bridge whose
+ * interconnection runs in software, which must see them.  The device could not
  * both forward such a frame and hand a copy to the CPU: br_mrp_rcv() runs
  * before the bridge checks offload_fwd_mark, so the copy would be
  * forwarded a second time and each client would double the frame.  ocelot
@@ -198,8 +212,21 @@ static u32 mrpsim_mrp_assist_val(struct mrpsim *sw,
 	       MRPSIM_ASSIST_OPEN | MRPSIM_ASSIST_FLUSH : 0;
 }
 
+/* No interconnection on engine instance @hw. */
+static void mrpsim_mrp_in_hw_clear(struct mrpsim *sw, int hw)
+{
+	if (!sw->has_in)
+		return;
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_IN_TEST_CTRL, 0);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_IN_ROLE, MRPSIM_IN_ROLE_DISABLED);
+	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_IN_PORT, MRPSIM_MRP_PORT_NONE);
+}
+
 static void mrpsim_mrp_hw_clear(struct mrpsim *sw, int hw)
 {
+	mrpsim_mrp_in_hw_clear(sw, hw);
+	if (sw->has_in)
+		mrpsim_mrp_write(sw, hw, MRPSIM_MRP_IN_CTRL, 0);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_TEST_CTRL, 0);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_ASSIST, 0);
 	mrpsim_mrp_write(sw, hw, MRPSIM_MRP_ROLE, MRPSIM_ROLE_DISABLED);
@@ -377,9 +404,27 @@ static bool mrpsim_mrp_role_tests(u8 role)
 	return role == BR_MRP_RING_ROLE_MRM || role == BR_MRP_RING_ROLE_MRA;
 }
 
+/* The engine no longer runs the ring's interconnection. */
+static void mrpsim_mrp_in_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	if (mrp->in_hw && mrp->hw != MRPSIM_MRP_NO_HW)
+		mrpsim_mrp_in_hw_clear(sw, mrp->hw);
+	mrp->in_hw = false;
+	mrp->in_test_hw = false;
+	mrp->i_dev = NULL;
+}
+
 /* Disable the engine role: the device then traps every MRP frame. */
 static void mrpsim_mrp_role_disable(struct mrpsim *sw, struct mrpsim_mrp *mrp)
 {
+	/* The interconnection of a ring the engine does not run cannot be
+	 * the engine's: MRP frames of the ring's ports go to the CPU.
+	 */
+	if (mrp->in_hw)
+		netdev_warn(mrp->p_dev,
+			    "MRP ring %u: interconnection %u stops in the engine with the ring's role\n",
+			    mrp->ring_id, mrp->in_id);
+	mrpsim_mrp_in_disable(sw, mrp);
 	if (mrp->hw != MRPSIM_MRP_NO_HW) {
 		clear_bit(mrp->hw, &sw->assist_hold);
 		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_TEST_CTRL, 0);
@@ -468,14 +513,126 @@ static int mrpsim_mrp_role_del(struct mrpsim_port *port,
 	return 0;
 }
 
-/* An interconnection (MIM or MIC) of a ring runs in the bridge: the engine
- * has no MRP_InTest generator.  The device hands every MRP frame but
- * MRP_Test to the CPU, on ring ports and on the interconnection port
- * alike, so the sw_backup role needs no register.  The bridge checks the
- * interconnection with MRP_InTest frames that a busy CPU can hold up:
- * its bridge's data is forwarded in software on this switch while it has
- * one (mrpsim_l2_mrp_in_software()), so that an interconnection opened
- * by mistake is no loop in hardware at line rate.
+/* The ring of bridge @br whose interconnection @in_id the engine runs,
+ * if @port is the port that acts on it.
+ */
+static struct mrpsim_mrp *mrpsim_mrp_in_get(struct mrpsim_port *port,
+					    const struct net_device *br,
+					    u32 in_id)
+{
+	struct mrpsim *sw = port->sw;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+
+		if (mrp->br == br && mrp->in_hw && mrp->in_id == in_id &&
+		    mrpsim_mrp_owner(sw, mrp->p_dev, mrp->s_dev) == port)
+			return mrp;
+	}
+
+	return NULL;
+}
+
+/* IN_CTRL.FWD of every ring the engine runs: the engine forwards other
+ * nodes' MRP_InTest, unless the bridge runs the ring's interconnection in
+ * software and must see them.
+ */
+static void mrpsim_mrp_in_fwd_update(struct mrpsim *sw)
+{
+	unsigned int i;
+
+	if (!sw->has_in)
+		return;
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+		bool fwd;
+
+		if (!mrp->br || mrp->hw == MRPSIM_MRP_NO_HW)
+			continue;
+		fwd = mrp->role_hw &&
+		      (mrp->in_role == BR_MRP_IN_ROLE_DISABLED || mrp->in_hw);
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_CTRL,
+				 fwd ? MRPSIM_IN_CTRL_FWD : 0);
+	}
+}
+
+/* Run interconnection @role of @mrp in the engine; -EOPNOTSUPP to let
+ * the bridge run it (it asks again with sw_backup).
+ */
+static int mrpsim_mrp_in_hw_add(struct mrpsim_port *port,
+				struct mrpsim_mrp *mrp,
+				const struct switchdev_obj_in_role_mrp *role,
+				struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_port *i = mrpsim_mrp_local(sw, role->i_port);
+	u32 hw_role;
+
+	if (!sw->has_in || !mrp->role_hw)
+		return -EOPNOTSUPP;
+	if (!i) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP interconnection runs in software: its port is not on the ring's switch");
+		netdev_info(port->netdev,
+			    "MRP ring %u: interconnection port %s is not on this switch, the bridge runs the interconnection\n",
+			    mrp->ring_id, netdev_name(role->i_port));
+		return -EOPNOTSUPP;
+	}
+	switch (role->in_role) {
+	case BR_MRP_IN_ROLE_MIM:
+		hw_role = MRPSIM_IN_ROLE_MIM;
+		break;
+	case BR_MRP_IN_ROLE_MIC:
+		hw_role = MRPSIM_IN_ROLE_MIC;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+
+	/* A new interconnection starts open with no transitions, as in the
+	 * bridge.
+	 */
+	mrpsim_mrp_in_hw_clear(sw, mrp->hw);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_ID, role->in_id);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_STATE,
+			 MRPSIM_IN_STATE_OPEN);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_TRANSITIONS, 0);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_PORT, i->index);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_ROLE, hw_role);
+	if (mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_PORT) != i->index ||
+	    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_ROLE) != hw_role) {
+		mrpsim_mrp_in_hw_clear(sw, mrp->hw);
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP interconnection runs in software: the device refused it");
+		netdev_warn(port->netdev,
+			    "MRP ring %u: device refused interconnection port %s, the bridge runs the interconnection\n",
+			    mrp->ring_id, netdev_name(role->i_port));
+		return -EOPNOTSUPP;
+	}
+
+	mrp->in_role = role->in_role;
+	mrp->in_id = role->in_id;
+	mrp->i_dev = role->i_port;
+	mrp->in_hw = true;
+	mrp->in_test_hw = false;
+	mrp->in_reported = false;
+	clear_bit(mrp->hw, &sw->in_lost);
+	netdev_dbg(port->netdev, "MRP ring %u: interconnection %u role %u in the engine\n",
+		   mrp->ring_id, mrp->in_id, mrp->in_role);
+
+	return 0;
+}
+
+/* An interconnection of a ring, MIM or MIC: in the engine if it can, else
+ * in the bridge (sw_backup).  The device hands every MRP frame of a ring
+ * it does not run to the CPU, on ring ports and interconnection port
+ * alike, so the sw_backup role needs no register but IN_CTRL.FWD clear
+ * (mrpsim_mrp_in_fwd_update()).  The bridge checks the interconnection
+ * with MRP_InTest frames that a busy CPU can hold up: its bridge's data
+ * is forwarded in software on this switch while it has one
+ * (mrpsim_l2_mrp_in_software()), so that an interconnection opened by
+ * mistake is no loop in hardware at line rate.
  */
 static int mrpsim_mrp_in_role_add(struct mrpsim_port *port,
 				  const struct switchdev_obj_in_role_mrp *role,
@@ -492,8 +649,9 @@ static int mrpsim_mrp_in_role_add(struct mrpsim_port *port,
 		return -EIO;
 	}
 	if (!role->sw_backup)
-		return -EOPNOTSUPP;
+		return mrpsim_mrp_in_hw_add(port, mrp, role, extack);
 
+	mrpsim_mrp_in_disable(port->sw, mrp);
 	mrp->in_role = role->in_role;
 	netdev_dbg(port->netdev, "MRP ring %u: interconnection role %u in software\n",
 		   mrp->ring_id, mrp->in_role);
@@ -507,10 +665,131 @@ static int mrpsim_mrp_in_role_del(struct mrpsim_port *port,
 	struct mrpsim_mrp *mrp;
 
 	mrp = mrpsim_mrp_get(port, role->obj.orig_dev, role->ring_id);
-	if (!mrp || !role->sw_backup)
+	if (!mrp)
+		return -EOPNOTSUPP;
+	/* An interconnection the engine does not run is deleted by the
+	 * second, sw_backup, call.
+	 */
+	if (!role->sw_backup && !mrp->in_hw)
 		return -EOPNOTSUPP;
 
+	mrpsim_mrp_in_disable(port->sw, mrp);
 	mrp->in_role = BR_MRP_IN_ROLE_DISABLED;
+
+	return 0;
+}
+
+/* A fresh InTest (started anew, or checking an interconnection that
+ * closes) has nothing lost; what the bridge was told stays as it is, as
+ * the bridge's own MIM leaves it.
+ */
+static void mrpsim_mrp_in_fresh(struct mrpsim *sw, struct mrpsim_mrp *mrp)
+{
+	clear_bit(mrp->hw, &sw->in_lost);
+	atomic_set(&sw->in_changes[mrp->hw], 0);
+}
+
+static int mrpsim_mrp_in_state_add(struct mrpsim_port *port,
+				   const struct switchdev_obj_in_state_mrp *st)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_mrp *mrp;
+	u32 val, status;
+
+	mrp = mrpsim_mrp_in_get(port, st->obj.orig_dev, st->in_id);
+	if (!mrp)
+		return -EOPNOTSUPP;
+
+	val = st->in_state == BR_MRP_IN_STATE_CLOSED ?
+	      MRPSIM_IN_STATE_CLOSED : MRPSIM_IN_STATE_OPEN;
+	/* Closing checks afresh, a new generation (as RING_STATE, see
+	 * mrpsim_mrp_closing()): take it before the engine can raise an
+	 * event of it.
+	 */
+	status = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_STATUS);
+	if (val == MRPSIM_IN_STATE_CLOSED && mrp->in_test_hw &&
+	    (status & MRPSIM_IN_STATUS_RUNNING) &&
+	    mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_STATE) !=
+	    MRPSIM_IN_STATE_CLOSED) {
+		WRITE_ONCE(mrp->in_gen,
+			   FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) + 1);
+		mrpsim_mrp_in_fresh(sw, mrp);
+	}
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_STATE, val);
+
+	return 0;
+}
+
+static int mrpsim_mrp_in_test_add(struct mrpsim_port *port,
+				  const struct switchdev_obj_in_test_mrp *test,
+				  struct netlink_ext_ack *extack)
+{
+	struct mrpsim *sw = port->sw;
+	struct mrpsim_mrp *mrp;
+	u32 status;
+	bool fresh;
+
+	mrp = mrpsim_mrp_in_get(port, test->obj.orig_dev, test->in_id);
+	if (!mrp || mrp->in_role != BR_MRP_IN_ROLE_MIM)
+		return -EOPNOTSUPP;
+
+	/* The engine runs the role and terminates its own InTest frames, so
+	 * the bridge cannot test the interconnection instead.
+	 */
+	if (test->interval < MRPSIM_TEST_INTERVAL_MIN) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP InTest interval below the device's minimum");
+		netdev_err(port->netdev,
+			   "MRP interconnection %u: InTest interval %u us below the device's minimum of %u us\n",
+			   mrp->in_id, test->interval,
+			   MRPSIM_TEST_INTERVAL_MIN);
+		return -EINVAL;
+	}
+	/* A period of 0 ends the bridge's test at once (see
+	 * mrpsim_mrp_test_add()).
+	 */
+	if (!test->period) {
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_TEST_CTRL, 0);
+		mrp->in_test_hw = true;
+		return 0;
+	}
+
+	status = mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_STATUS);
+	fresh = !(status & MRPSIM_IN_STATUS_RUNNING);
+	WRITE_ONCE(mrp->in_gen,
+		   FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status) + fresh);
+	if (fresh)
+		mrpsim_mrp_in_fresh(sw, mrp);
+	mrpsim_mrp_write_sa(sw, mrp);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_INTERVAL, test->interval);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_MAX_MISS, test->max_miss);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_PERIOD, test->period);
+	mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_TEST_CTRL,
+			 MRPSIM_IN_TEST_CTRL_RUN);
+	if (mrpsim_mrp_read(sw, mrp->hw, MRPSIM_MRP_IN_TEST_CTRL) !=
+	    MRPSIM_IN_TEST_CTRL_RUN) {
+		netdev_err(port->netdev,
+			   "MRP: device refused the interconnection test\n");
+		mrpsim_mrp_write(sw, mrp->hw, MRPSIM_MRP_IN_TEST_CTRL, 0);
+		mrp->in_test_hw = false;
+		return -EIO;
+	}
+	mrp->in_test_hw = true;
+
+	return 0;
+}
+
+static int mrpsim_mrp_in_test_del(struct mrpsim_port *port,
+				  const struct switchdev_obj_in_test_mrp *test)
+{
+	struct mrpsim_mrp *mrp;
+
+	mrp = mrpsim_mrp_in_get(port, test->obj.orig_dev, test->in_id);
+	if (!mrp || !mrp->in_test_hw)
+		return -EOPNOTSUPP;
+
+	mrpsim_mrp_write(port->sw, mrp->hw, MRPSIM_MRP_IN_TEST_CTRL, 0);
+	mrp->in_test_hw = false;
 
 	return 0;
 }
@@ -776,10 +1055,20 @@ int mrpsim_mrp_obj_add(struct mrpsim_port *port,
 					     SWITCHDEV_OBJ_IN_ROLE_MRP(obj),
 					     extack);
 		break;
+	case SWITCHDEV_OBJ_ID_IN_STATE_MRP:
+		err = mrpsim_mrp_in_state_add(port,
+					      SWITCHDEV_OBJ_IN_STATE_MRP(obj));
+		break;
+	case SWITCHDEV_OBJ_ID_IN_TEST_MRP:
+		err = mrpsim_mrp_in_test_add(port,
+					     SWITCHDEV_OBJ_IN_TEST_MRP(obj),
+					     extack);
+		break;
 	default:
 		err = -EOPNOTSUPP;
 		break;
 	}
+	mrpsim_mrp_in_fwd_update(sw);
 	mrpsim_l2_mrp_changed(sw);
 	mutex_unlock(&sw->mrp_lock);
 
@@ -818,10 +1107,15 @@ int mrpsim_mrp_obj_del(struct mrpsim_port *port,
 		err = mrpsim_mrp_in_role_del(port,
 					     SWITCHDEV_OBJ_IN_ROLE_MRP(obj));
 		break;
+	case SWITCHDEV_OBJ_ID_IN_TEST_MRP:
+		err = mrpsim_mrp_in_test_del(port,
+					     SWITCHDEV_OBJ_IN_TEST_MRP(obj));
+		break;
 	default:
 		err = -EOPNOTSUPP;
 		break;
 	}
+	mrpsim_mrp_in_fwd_update(sw);
 	mrpsim_l2_mrp_changed(sw);
 	mutex_unlock(&sw->mrp_lock);
 
@@ -1047,6 +1341,76 @@ static void mrpsim_mrp_test_done(struct mrpsim *sw, int hw)
 	}
 }
 
+static void mrpsim_mrp_in_test_done(struct mrpsim *sw, int hw)
+{
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, hw);
+
+	/* A test restarted meanwhile still runs. */
+	if (mrp && mrp->br && mrp->in_test_hw &&
+	    !(mrpsim_mrp_read(sw, hw, MRPSIM_MRP_IN_STATUS) &
+	      MRPSIM_IN_STATUS_RUNNING))
+		mrp->in_test_hw = false;
+}
+
+static void mrpsim_mrp_in_report_dev(struct net_device *dev, bool lost)
+{
+	int err;
+
+	netdev_dbg(dev, "MRP interconnection: %s\n",
+		   lost ? "InTest lost" : "own InTest back");
+	err = br_mrp_in_port_open(dev, lost);
+	if (err)
+		netdev_warn(dev,
+			    "MRP: cannot report interconnection open (%d)\n",
+			    err);
+}
+
+/* As the bridge's own MIM tells it (br_mrp_in_test_work_expired(),
+ * br_mrp_mim_process()): a loss on both ring ports and the
+ * interconnection port, a regain on the port the InTest came back on.
+ */
+static void mrpsim_mrp_in_report(struct mrpsim *sw, struct mrpsim_mrp *mrp,
+				 bool lost)
+{
+	struct net_device *dev[3] = { mrp->p_dev, mrp->s_dev, mrp->i_dev };
+	unsigned int k, port = READ_ONCE(sw->in_regain_port[mrp->hw]);
+	struct net_device *back = mrp->i_dev;
+
+	if (lost) {
+		for (k = 0; k < ARRAY_SIZE(dev); k++)
+			mrpsim_mrp_in_report_dev(dev[k], true);
+		return;
+	}
+	for (k = 0; k < ARRAY_SIZE(dev); k++)
+		if (port < sw->num_ports && dev[k] == sw->ports[port]->netdev)
+			back = dev[k];
+	mrpsim_mrp_in_report_dev(back, false);
+}
+
+/* Report the interconnection events of engine instance @hw, coalesced as
+ * the ring's (mrpsim_mrp_port_take()): the current state, preceded by
+ * the opposite one when it changed twice since the last report.
+ */
+static void mrpsim_mrp_in_take(struct mrpsim *sw, int hw)
+{
+	unsigned int changes = atomic_xchg(&sw->in_changes[hw], 0);
+	struct mrpsim_mrp *mrp;
+	bool lost;
+
+	if (!changes)
+		return;
+	lost = test_bit(hw, &sw->in_lost);
+	mrp = mrpsim_mrp_of_hw(sw, hw);
+	/* Events of an InTest stopped or started afresh since are stale. */
+	if (!mrp || !mrp->br || !mrp->in_test_hw || !mrp->i_dev ||
+	    READ_ONCE(sw->in_ev_gen[hw]) != mrp->in_gen)
+		return;
+	if (changes > 1 && lost == mrp->in_reported)
+		mrpsim_mrp_in_report(sw, mrp, !lost);
+	mrpsim_mrp_in_report(sw, mrp, lost);
+	mrp->in_reported = lost;
+}
+
 /**
  * mrpsim_mrp_work() - report engine events to the bridge
  * @work: the switch's mrp_work
@@ -1085,6 +1449,11 @@ void mrpsim_mrp_work(struct work_struct *work)
 		mrpsim_mrp_report(sw->ports[i], lost[i]);
 		sw->ports[i]->mrp_reported = lost[i];
 	}
+	for (hw = 0; hw < sw->num_rings; hw++)
+		if (test_and_clear_bit(hw, &sw->in_test_done))
+			mrpsim_mrp_in_test_done(sw, hw);
+	for (hw = 0; hw < sw->num_rings; hw++)
+		mrpsim_mrp_in_take(sw, hw);
 	/* Link-ups that waited for the reports above (the link as it is
 	 * now: it may have gone down again meanwhile).
 	 */
@@ -1155,6 +1524,31 @@ void mrpsim_mrp_resync(struct mrpsim *sw)
 			changed = true;
 		}
 	}
+	for (i = 0; i < ARRAY_SIZE(sw->mrp); i++) {
+		struct mrpsim_mrp *mrp = &sw->mrp[i];
+		int hw = READ_ONCE(mrp->hw);
+		u32 status;
+		bool lost;
+
+		if (hw < 0 || hw >= sw->num_rings || !READ_ONCE(mrp->in_test_hw))
+			continue;
+		status = mrpsim_mrp_read(sw, hw, MRPSIM_MRP_IN_STATUS);
+		lost = status & MRPSIM_IN_STATUS_LOST;
+		if (lost == test_bit(hw, &sw->in_lost))
+			continue;
+		WRITE_ONCE(sw->in_ev_gen[hw],
+			   FIELD_GET(MRPSIM_MRP_STATUS_GEN_MASK, status));
+		/* A regain whose port was lost: the interconnection port. */
+		WRITE_ONCE(sw->in_regain_port[hw], MRPSIM_EV_NONE);
+		if (lost)
+			set_bit(hw, &sw->in_lost);
+		else
+			clear_bit(hw, &sw->in_lost);
+		/* Pairs with atomic_xchg() in mrpsim_mrp_in_take(). */
+		smp_mb__before_atomic();
+		atomic_inc(&sw->in_changes[hw]);
+		changed = true;
+	}
 	if (changed)
 		schedule_work(&sw->mrp_work);
 
@@ -1180,6 +1574,9 @@ bool mrpsim_mrp_reports_pending(struct mrpsim *sw)
 
 	for (i = 0; i < sw->num_ports; i++)
 		if (atomic_read(&sw->ports[i]->mrp_changes))
+			return true;
+	for (i = 0; i < sw->num_rings; i++)
+		if (atomic_read(&sw->in_changes[i]))
 			return true;
 	return false;
 }
@@ -1236,6 +1633,43 @@ void mrpsim_mrp_event(struct mrpsim *sw, const struct mrpsim_event *ev)
 	/* Pairs with atomic_xchg() in mrpsim_mrp_port_changes(). */
 	smp_mb__before_atomic();
 	atomic_inc(&port->mrp_changes);
+	schedule_work(&sw->mrp_work);
+}
+
+/**
+ * mrpsim_mrp_in_event() - an interconnection event of the engine arrived
+ * @sw: the switch
+ * @ev: IN_LOSS, IN_REGAIN (its port validated) or IN_TEST_DONE, its ring
+ *	validated
+ *
+ * Called from the event interrupt thread; the bridge is told from
+ * process context, by mrpsim_mrp_work().  An event of an InTest stopped
+ * or started afresh since (another generation) is dropped and counted.
+ */
+void mrpsim_mrp_in_event(struct mrpsim *sw, const struct mrpsim_event *ev)
+{
+	u8 gen = FIELD_GET(MRPSIM_EV_MRP_GEN_MASK, le32_to_cpu(ev->data));
+	struct mrpsim_mrp *mrp = mrpsim_mrp_of_hw(sw, ev->ring);
+
+	if (!mrp || READ_ONCE(mrp->in_gen) != gen) {
+		atomic64_inc(&sw->mrp_stale_events);
+		return;
+	}
+	if (ev->type == MRPSIM_EV_IN_TEST_DONE) {
+		set_bit(ev->ring, &sw->in_test_done);
+		schedule_work(&sw->mrp_work);
+		return;
+	}
+	WRITE_ONCE(sw->in_ev_gen[ev->ring], gen);
+	if (ev->type == MRPSIM_EV_IN_LOSS) {
+		set_bit(ev->ring, &sw->in_lost);
+	} else {
+		WRITE_ONCE(sw->in_regain_port[ev->ring], ev->port);
+		clear_bit(ev->ring, &sw->in_lost);
+	}
+	/* Pairs with atomic_xchg() in mrpsim_mrp_in_take(). */
+	smp_mb__before_atomic();
+	atomic_inc(&sw->in_changes[ev->ring]);
 	schedule_work(&sw->mrp_work);
 }
 
