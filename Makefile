@@ -1,8 +1,8 @@
 # mrpsim: build everything from Debian packages and run the tests.
 #
 #   make demo     build what is needed, boot a ring of mrpsim switches running MRP
-#   make check    build what is needed, run the tests (about 44 minutes
-#                 from a fresh clone on 2 cores, 26 of them guest tests)
+#   make check    build what is needed, run the tests (about 43 minutes
+#                 from a fresh clone on 2 cores, 25 of them guest tests)
 #   make check-long   the guest tests make check leaves out: veth rings,
 #                     hostile frames, every profile, flaps, exactly-once
 #                     on 4 switches, flood, races (about 30 minutes)
