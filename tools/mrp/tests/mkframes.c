@@ -81,5 +81,18 @@ int main(int argc, char **argv)
 	tx.seq = 0x0106;
 	n = mrp_build_test(b, sizeof(b), &tx, 1, 1, 7, 0x1000, false);
 	record(f, b, n, i++);
+	/* Interconnection frames: InID 10, the I-port's role (2) */
+	tx.seq = 0x0107;
+	n = mrp_build_in_test(b, sizeof(b), &tx, 10, 2, 1, 5, 0x2000);
+	record(f, b, n, i++);
+	tx.seq = 0x0108;
+	n = mrp_build_in_topo(b, sizeof(b), &tx, 10, 20);
+	record(f, b, n, i++);
+	tx.seq = 0x0109;
+	n = mrp_build_in_link(b, sizeof(b), &tx, false, 10, 2, 20);
+	record(f, b, n, i++);
+	tx.seq = 0x010a;
+	n = mrp_build_in_link(b, sizeof(b), &tx, true, 10, 2, 20);
+	record(f, b, n, i++);
 	return fclose(f) ? 1 : 0;
 }
