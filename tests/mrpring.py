@@ -500,21 +500,25 @@ TSHARK_FIELDS = ["frame.time_epoch", "eth.src", "eth.dst", "pn_mrp.type",
                  "pn_mrp.sa"]
 
 
-def count_arp(pcap, target):
-    """ARP requests for target in a capture.  Plain Python rather than
-    tshark: captures of a 1 ms ring grow by thousands of frames a second."""
-    want = socket.inet_aton(target)
+def pcap_records(pcap):
+    """The frames of a capture (pcap format), in order.  Plain Python
+    rather than tshark: captures of a 1 ms ring grow by thousands of
+    frames a second."""
     with open(pcap, "rb") as f:
         data = f.read()
     end = "<" if data[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
-    off, n = 24, 0
+    off = 24
     while off + 16 <= len(data):
         incl = struct.unpack_from(end + "I", data, off + 8)[0]
-        frame = data[off + 16:off + 16 + incl]
+        yield data[off + 16:off + 16 + incl]
         off += 16 + incl
-        if frame[12:14] == b"\x08\x06" and frame[38:42] == want:
-            n += 1
-    return n
+
+
+def count_arp(pcap, target):
+    """ARP requests for target in a capture."""
+    want = socket.inet_aton(target)
+    return sum(1 for frame in pcap_records(pcap)
+               if frame[12:14] == b"\x08\x06" and frame[38:42] == want)
 
 
 def decode(pcap, count=20000):
