@@ -15,17 +15,28 @@ mrp_offload false) the bridges run everything, at the 500 ms profiles
 (test_software_fallback says why).  The interconnection closes with the
 MIM's port blocked, cutting either link opens it and traffic between the
 rings takes the other, a restore closes it, and nothing circles; no
-switch drops a frame for want of an RX buffer.
+switch drops a frame for want of an RX buffer, and tshark decodes what
+crosses link A (captured at s4p2).
 """
 
 import re
+import shutil
+import subprocess
 
+import mrpring as R
 from vm import Topology
 
 N = 8
 # 6-7 minutes each in the debug guest: make check-long
 LONG = ("engine_rings", "software_fallback")
 INS = {0: 4, 1: 5}      # interconnection links, port 2 of each end
+WIRE = "s4p2"           # link A's end at MIC 5: captured both ways
+# tshark's pn_mrp.type (first TLV) -> name, destination
+IN_FRAMES = {"0x06": ("MRP_InTest", "01:15:4e:00:00:03"),
+             "0x07": ("MRP_InTopologyChange", "01:15:4e:00:00:04"),
+             "0x08": ("MRP_InLinkDown", "01:15:4e:00:00:04"),
+             "0x09": ("MRP_InLinkUp", "01:15:4e:00:00:04")}
+PI_UNDECODED = "83886080"   # tshark's expert group 0x05000000
 
 
 def topology():
@@ -37,6 +48,7 @@ def topology():
             t.cable((first + i, 1), (first + (i + 1) % 4, 0))
     for a, b in INS.items():
         t.cable((a, 2), (b, 2))
+    t.dump(WIRE, WIRE + ".pcap")
     return t
 
 
@@ -107,7 +119,48 @@ def no_drops(vm, before):
                   for p, n in sorted(d.items())) or "none"), not d, None)
 
 
+def pcap_frames(path):
+    """How many frames a capture holds so far."""
+    return sum(1 for _ in R.pcap_records(path))
+
+
+def wire_in(vm, since):
+    """A check: tshark decodes the MRP frames that crossed link A after
+    frame since.  Each interconnection frame type went across (InTest
+    from the MIM, InTopologyChange when it opened and closed, InLinkDown
+    and InLinkUp from the MICs of link B), to its address, without a
+    malformed mark; Debian 12's tshark (4.0) leaves the In* TLVs'
+    contents undecoded (tools/mrp/tests/tshark.sh), nothing else may
+    raise expert info.  No ring frame crosses an interconnection."""
+    assert shutil.which("tshark"), "tshark is not installed"
+    p = subprocess.run(["tshark", "-r", R.pcap_path(vm, WIRE), "-Y",
+                        "frame.number > %d && pn_mrp" % since, "-T",
+                        "fields", "-E",
+                        "separator=\t", "-e", "eth.dst", "-e", "pn_mrp.type",
+                        "-e", "_ws.expert.group", "-e", "_ws.malformed"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, "tshark failed: %s" % p.stderr
+    seen = dict.fromkeys(IN_FRAMES, 0)
+    bad = []
+    for line in p.stdout.splitlines():
+        dst, types, expert, malformed = (line.split("\t") + [""] * 4)[:4]
+        t = types.split(",")[0]
+        if t not in IN_FRAMES:
+            bad.append("a ring frame (type %s)" % t)
+        elif (dst, expert, malformed) != (IN_FRAMES[t][1], PI_UNDECODED,
+                                          ""):
+            bad.append("%s to %s, expert %s, malformed %r" % (
+                IN_FRAMES[t][0], dst, expert, malformed))
+        else:
+            seen[t] += 1
+    yield ("tshark decodes the MRP frames across link A: %s%s" % (
+        ", ".join("%s %d" % (IN_FRAMES[t][0], n) for t, n in seen.items()),
+        "; wrong: " + "; ".join(bad[:5]) if bad else ""),
+        not bad and seen["0x06"] > 100 and all(seen.values()), None)
+
+
 def test_engine_rings(vm):
+    since = pcap_frames(R.pcap_path(vm, WIRE))
     before = drops(vm)
     yield from script(vm)
     sent, back, trapped = intest_counts(vm)
@@ -118,6 +171,7 @@ def test_engine_rings(vm):
                                                            trapped),
            sent > 1000 and back > 1000 and trapped < sent // 10, None)
     yield from no_drops(vm, before)
+    yield from wire_in(vm, since)
 
 
 def test_software_fallback(vm):
@@ -126,6 +180,7 @@ def test_software_fallback(vm):
              "value false cmode runtime || exit 1; done")
     try:
         before, dropped = intest_counts(vm), drops(vm)
+        since = pcap_frames(R.pcap_path(vm, WIRE))
         # Every test frame crosses the bridges of several nodes, all on
         # the guest's two vCPUs.  At the 500 ms profiles they are 78-95 %
         # busy; at 200 ms (tests 2.5 times as often) they saturate,
@@ -138,6 +193,7 @@ def test_software_fallback(vm):
                (sent - before[0], back - before[1]),
                sent == before[0] and back == before[1], None)
         yield from no_drops(vm, dropped)
+        yield from wire_in(vm, since)
     finally:
         vm.check("for d in /sys/bus/pci/drivers/mrpsim/0000:*; do devlink "
                  "dev param set pci/${d##*/} name mrp_offload value true "
