@@ -720,6 +720,30 @@ static int mrpsim_mrp_in_state_add(struct mrpsim_port *port,
 	return 0;
 }
 
+/* The engine runs the role and terminates its own test frames (the
+ * ring's, or with @in an interconnection's InTest), so the bridge cannot
+ * test instead: an interval below the engine's minimum is refused.
+ */
+static int mrpsim_mrp_interval_check(struct mrpsim_port *port, bool in,
+				     u32 id, u32 interval,
+				     struct netlink_ext_ack *extack)
+{
+	if (interval >= MRPSIM_TEST_INTERVAL_MIN)
+		return 0;
+
+	if (in)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP InTest interval below the device's minimum");
+	else
+		NL_SET_ERR_MSG_MOD(extack,
+				   "MRP test interval below the device's minimum");
+	netdev_err(port->netdev,
+		   "MRP %s %u: %s interval %u us below the device's minimum of %u us\n",
+		   in ? "interconnection" : "ring", id, in ? "InTest" : "test",
+		   interval, MRPSIM_TEST_INTERVAL_MIN);
+	return -EINVAL;
+}
+
 static int mrpsim_mrp_in_test_add(struct mrpsim_port *port,
 				  const struct switchdev_obj_in_test_mrp *test,
 				  struct netlink_ext_ack *extack)
@@ -728,23 +752,17 @@ static int mrpsim_mrp_in_test_add(struct mrpsim_port *port,
 	struct mrpsim_mrp *mrp;
 	u32 status;
 	bool fresh;
+	int err;
 
 	mrp = mrpsim_mrp_in_get(port, test->obj.orig_dev, test->in_id);
 	if (!mrp || mrp->in_role != BR_MRP_IN_ROLE_MIM)
 		return -EOPNOTSUPP;
 
-	/* The engine runs the role and terminates its own InTest frames, so
-	 * the bridge cannot test the interconnection instead.
-	 */
-	if (test->interval < MRPSIM_TEST_INTERVAL_MIN) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "MRP InTest interval below the device's minimum");
-		netdev_err(port->netdev,
-			   "MRP interconnection %u: InTest interval %u us below the device's minimum of %u us\n",
-			   mrp->in_id, test->interval,
-			   MRPSIM_TEST_INTERVAL_MIN);
-		return -EINVAL;
-	}
+	err = mrpsim_mrp_interval_check(port, true, mrp->in_id,
+					test->interval, extack);
+	if (err)
+		return err;
+
 	/* A period of 0 ends the bridge's test at once (see
 	 * mrpsim_mrp_test_add()).
 	 */
@@ -868,6 +886,7 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 	struct mrpsim_mrp *mrp;
 	u32 ctrl, old, status;
 	bool fresh;
+	int err;
 
 	mrp = mrpsim_mrp_get(port, test->obj.orig_dev, test->ring_id);
 	if (!mrp)
@@ -879,18 +898,10 @@ static int mrpsim_mrp_test_add(struct mrpsim_port *port,
 	if (test->monitor && mrp->role != BR_MRP_RING_ROLE_MRA)
 		return -EOPNOTSUPP;
 
-	if (test->interval < MRPSIM_TEST_INTERVAL_MIN) {
-		/* The engine runs the role and terminates its own test
-		 * frames, so the bridge cannot test the ring instead.
-		 */
-		NL_SET_ERR_MSG_MOD(extack,
-				   "MRP test interval below the device's minimum");
-		netdev_err(port->netdev,
-			   "MRP ring %u: test interval %u us below the device's minimum of %u us\n",
-			   mrp->ring_id, test->interval,
-			   MRPSIM_TEST_INTERVAL_MIN);
-		return -EINVAL;
-	}
+	err = mrpsim_mrp_interval_check(port, false, mrp->ring_id,
+					test->interval, extack);
+	if (err)
+		return err;
 
 	/* The bridge's own test ends when its period has passed, so with a
 	 * period of 0 it sends nothing and checks nothing.  The engine reads
