@@ -12,7 +12,9 @@
 #   make soak     14 switches at 500 us with traffic for 10 min, 1000 + 100 flaps
 #   make fuzz     fuzz the device on an ASan/UBSan QEMU (SECONDS=600 SEED=)
 #   make boots    boot the debug guest 20 times on a loaded host (BOOTS= LOAD=)
-#   make bench    MRP recovery as traffic outage, rings of 4/14/50, assist/hw/sw
+#   make bench    MRP recovery as traffic outage, rings of 4/14/50, assist/hw/sw,
+#                 then two rings' interconnection, hw/sw (BENCH_ARGS=
+#                 --interconnection: only that, --no-interconnection: without)
 #
 # Variables: KSRC_PKG=linux-source-6.12 builds against the 6.12 tree;
 # DEBUG=0 builds the guest kernel without the debug options (tests want 1).
@@ -29,7 +31,7 @@ export KSRC_PKG DEBUG
 all: initramfs qemu
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,21p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@bash -c '. scripts/lib.sh; ensure_deb_src; \
@@ -95,10 +97,13 @@ soak: all
 
 # Figures, not tests: MRP recovery as traffic outage on rings of 4, 14 and
 # 50 switches, the engine with and without its recovery assist and the
-# software fallback, profiles 10, 30 and 200 ms; build/bench/report.md, bench.json and outage.png.  A guest kernel
+# software fallback, profiles 10, 30 and 200 ms, then the interconnection
+# of two rings of 4 (a cut of the link that carries the traffic, engine
+# and software fallback); build/bench/report.md, bench.json and outage.png.  A guest kernel
 # without the debug options (DEBUG=0), Debian's python3 for
 # python3-matplotlib.  BENCH_ARGS="--sizes 4 --samples 2" for a
-# short run (tests/bench.py --help).
+# short run, BENCH_ARGS=--interconnection for the interconnection alone
+# (tests/bench.py --help).
 bench: DEBUG = 0
 bench: all
 	@bash -c '. scripts/lib.sh; need_pkgs python3-matplotlib'

@@ -1,8 +1,10 @@
 """QEMU trace of a ring of mrpsim switches: cable cuts, the manager
 engine's ticks and loss events, and port state writes, on the device's
-virtual clock (the "vclock" of each event, ns).
+virtual clock (the "vclock" of each event, ns); of an interconnection,
+the MIM engine's loss of its MRP_InTest.
 
-Topology.trace(*EVENTS) asks QEMU for them; events() reads them back.
+Topology.trace(*EVENTS) (and *IN_EVENTS) asks QEMU for them; events()
+reads them back.
 
 Detection of a cut is the time from the cut (mrpsim_link, up 0) to the
 manager engine's loss event.  The engine counts test intervals with a
@@ -23,6 +25,8 @@ import re
 EVENTS = ("mrpsim_link", "mrpsim_mrp_loss", "mrpsim_mrp_regain",
           "mrpsim_mrp_tick", "mrpsim_port_ctrl", "mrpsim_mrp_assist_open",
           "mrpsim_mrp_assist_flush", "mrpsim_mrp_ring_state")
+# and of an interconnection: the MIM engine's loss of its MRP_InTest
+IN_EVENTS = ("mrpsim_mrp_in_loss",)
 
 # "PID@SECONDS:" comes first with -msg timestamp=on
 LINE_RE = re.compile(r"^(?:\d+@(\d+\.\d+):)?(mrpsim_\w+) (.*)$")
@@ -46,6 +50,9 @@ ARGS_RE = {
         r"vclock (\d+)"),
     "mrpsim_mrp_ring_state": re.compile(
         r"(\S+) ring (\d+) RING_STATE (\d) written vclock (\d+)"),
+    "mrpsim_mrp_in_loss": re.compile(
+        r"(\S+) ring (\d+) interconnection lost after (\d+) misses "
+        r"vclock (\d+)"),
 }
 
 # host: the host's clock (s, 0 without -msg timestamp=on); vclock: the
